@@ -1,0 +1,67 @@
+package agui
+
+// DecodeEvent decodes one event strictly. See the package documentation for
+// what strict means.
+func DecodeEvent(data []byte) (Event, error) {
+	ev, _, err := decodeEvent(data, false)
+	return ev, err
+}
+
+// DecodeEventLenient decodes one event the way a forgiving receiver does,
+// returning the repairs it made. A malformed known member is still an error.
+func DecodeEventLenient(data []byte) (Event, []Warning, error) {
+	return decodeEvent(data, true)
+}
+
+func decodeEvent(data []byte, lenient bool) (Event, []Warning, error) {
+	d := newDecoder(data, lenient)
+	ev, err := decodeEventUnion(d)
+	if err == nil {
+		err = d.end()
+	}
+	if err != nil {
+		if err == errDropped {
+			err = d.fail("the event lost a required member it cannot do without")
+		}
+		return nil, d.Warnings(), err
+	}
+	return ev, d.Warnings(), nil
+}
+
+// DecodeRunAgentInput decodes a request body strictly. `state: null` reads as
+// an absent state, a tolerance the protocol keeps permanently.
+func DecodeRunAgentInput(data []byte) (*RunAgentInput, error) {
+	in, _, err := decodeInput(data, false)
+	return in, err
+}
+
+// DecodeRunAgentInputLenient decodes a request body forgivingly, returning the
+// repairs it made.
+func DecodeRunAgentInputLenient(data []byte) (*RunAgentInput, []Warning, error) {
+	return decodeInput(data, true)
+}
+
+func decodeInput(data []byte, lenient bool) (*RunAgentInput, []Warning, error) {
+	d := newDecoder(data, lenient)
+	in := new(RunAgentInput)
+	err := in.decodeJSON(d)
+	if err == nil {
+		err = d.end()
+	}
+	if err != nil {
+		if err == errDropped {
+			err = d.fail("the input lost a required member it cannot do without")
+		}
+		return nil, d.Warnings(), err
+	}
+	return in, d.Warnings(), nil
+}
+
+// AppendEvent appends the JSON encoding of ev to dst; it is ev.AppendJSON
+// with a nil check.
+func AppendEvent(dst []byte, ev Event) ([]byte, error) {
+	if ev == nil {
+		return dst, &EncodeError{Type: "Event", Err: errMissing}
+	}
+	return ev.AppendJSON(dst)
+}

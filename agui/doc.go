@@ -1,0 +1,32 @@
+// Package agui holds the AG-UI 1.0 protocol types: the 31 events behind the
+// sealed [Event] interface, [RunAgentInput] and everything nested in it, and
+// their JSON codec.
+//
+// Almost everything here is generated from schema/events.json by
+// internal/generator (files named *_gen.go). The codec uses no reflection:
+// AppendJSON appends an event's compact JSON to a caller's buffer, and the
+// decoders read a document in one pass.
+//
+// # Decoding
+//
+// [DecodeEvent] and [DecodeRunAgentInput] are strict: they reject what the
+// schema rejects (a missing required member, a wrong type, a null optional, an
+// unknown enum value, an unknown member of a closed object, an integer outside
+// the safe range) with a [*DecodeError] naming the JSON Pointer of the
+// offending value. [DecodeEventLenient] behaves like the reference client's
+// forgiving receiver: unknown members and unrecognised union members are
+// removed, legacy nulls become absent, and each repair is reported as a
+// [Warning]. An unknown event type is an [*UnknownEventTypeError] in both
+// modes (errors.Is(err, ErrUnknownEventType)), so a consumer can skip it.
+//
+// # Encoding
+//
+// Members are written in a fixed order: the discriminator ("type", "role" or
+// "op") first, then the definition's own members in schema order, then those
+// it inherits (subagentRunId, then timestamp, rawEvent and metadata). Absent
+// optionals are omitted, never written as null; raw JSON members
+// (json.RawMessage) keep their bytes, with insignificant whitespace removed so
+// that every event fits on one SSE data line.
+package agui
+
+//go:generate go run ../gen -schema ../schema/events.json -root ..

@@ -1,0 +1,1124 @@
+package agui
+
+import (
+	"errors"
+	"strconv"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file is the hand-written half of decoding: a validating JSON scanner
+// and a streaming cursor (decoder) that generated UnmarshalJSON-style code
+// drives token by token. Nothing here uses reflection, and nothing allocates
+// on the success path except the values handed back to the caller (decoded
+// strings, raw copies) and the decoder itself.
+//
+// Hostile input is the design case: every loop consumes at least one byte or
+// stops, nesting is bounded by maxDepth (counting both containers opened by
+// generated code and those inside skipped or raw values), and no code path
+// indexes past the input.
+
+// maxDepth is the deepest nesting of objects and arrays accepted anywhere.
+// It equals encoding/json's limit, so a document is accepted here exactly when
+// json.Valid accepts it.
+const maxDepth = 10000
+
+// errDropped is returned by decoder.dropped in lenient mode after an
+// unrecognised union member was skipped. Generated code compares with == and
+// then leaves the element out; it never escapes the package.
+var errDropped = errors.New("agui: unrecognised value dropped")
+
+// ---------------------------------------------------------------------------
+// Scanner: validation of one JSON value, shared by the decoder and appendRaw.
+// ---------------------------------------------------------------------------
+
+// isSpace reports JSON insignificant whitespace (RFC 8259 ws).
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t'
+}
+
+// skipSpace returns the index of the first non-whitespace byte at or after i.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+// String byte classes for scanning: most bytes need no attention at all, so a
+// table lookup per byte keeps the hot loop branch-light.
+const (
+	strPlain   = 0 // printable ASCII other than '"' and '\\'
+	strHigh    = 1 // 0x80..0xFF: part of a multi-byte (or invalid) sequence
+	strSpecial = 2 // '"', '\\' or a control character
+)
+
+var strClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c < 0x20 || c == '"' || c == '\\':
+			t[c] = strSpecial
+		case c >= 0x80:
+			t[c] = strHigh
+		}
+	}
+	return t
+}()
+
+// Flags reported by scanString about the string it validated.
+const (
+	strEscaped  = 1 << iota // contains at least one backslash escape
+	strNonASCII             // contains a byte >= 0x80 (maybe invalid UTF-8)
+)
+
+// describe names the byte at data[i] for a syntax error message: a quoted
+// character when it is valid UTF-8, its hex value otherwise.
+func describe(data []byte, i int) string {
+	if i >= len(data) {
+		return "end of input"
+	}
+	r, size := utf8.DecodeRune(data[i:])
+	if r == utf8.RuneError && size <= 1 {
+		return "byte 0x" + strconv.FormatUint(uint64(data[i])|0x100, 16)[1:]
+	}
+	return strconv.QuoteRune(r)
+}
+
+// unexpected builds the syntax error for the byte at data[i].
+func unexpected(data []byte, i int, context string) *syntaxError {
+	return &syntaxError{offset: i, msg: "unexpected " + describe(data, i) + context}
+}
+
+// scanString validates the string literal whose opening quote is data[i] and
+// returns the index just past its closing quote. Like encoding/json it does
+// not require valid UTF-8 (decoding replaces invalid bytes with U+FFFD).
+func scanString(data []byte, i int) (end int, flags uint8, err *syntaxError) {
+	j := i + 1
+	for {
+		for j < len(data) {
+			switch strClass[data[j]] {
+			case strPlain:
+				j++
+				continue
+			case strHigh:
+				flags |= strNonASCII
+				j++
+				continue
+			}
+			break
+		}
+		if j >= len(data) {
+			return j, flags, &syntaxError{offset: j, msg: "unexpected end of input in string"}
+		}
+		switch c := data[j]; c {
+		case '"':
+			return j + 1, flags, nil
+		case '\\':
+			flags |= strEscaped
+			if j+1 >= len(data) {
+				return j + 1, flags, &syntaxError{offset: j + 1, msg: "unexpected end of input in string"}
+			}
+			switch data[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j += 2
+			case 'u':
+				for k := j + 2; k < j+6; k++ {
+					if k >= len(data) {
+						return k, flags, &syntaxError{offset: k, msg: "unexpected end of input in string"}
+					}
+					if unhex(data[k]) < 0 {
+						return k, flags, unexpected(data, k, " in \\u escape")
+					}
+				}
+				j += 6
+			default:
+				return j + 1, flags, unexpected(data, j+1, " after '\\' in string")
+			}
+		default: // control character
+			const upperHex = "0123456789ABCDEF"
+			return j, flags, &syntaxError{offset: j, msg: "unexpected control character U+00" +
+				upperHex[c>>4:c>>4+1] + upperHex[c&0xF:c&0xF+1] + " in string"}
+		}
+	}
+}
+
+func unhex(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c - 'a' + 10)
+	case 'A' <= c && c <= 'F':
+		return int(c - 'A' + 10)
+	}
+	return -1
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// scanNumber validates the number that starts at data[i] ('-' or a digit) and
+// returns the index just past it.
+func scanNumber(data []byte, i int) (int, *syntaxError) {
+	j := i
+	if data[j] == '-' {
+		j++
+	}
+	switch {
+	case j >= len(data):
+		return j, &syntaxError{offset: j, msg: "unexpected end of input in number"}
+	case data[j] == '0':
+		j++
+		if j < len(data) && isDigit(data[j]) {
+			return j, unexpected(data, j, " in number (leading zeros are not allowed)")
+		}
+	case isDigit(data[j]):
+		for j < len(data) && isDigit(data[j]) {
+			j++
+		}
+	default:
+		return j, unexpected(data, j, " in number")
+	}
+	if j < len(data) && data[j] == '.' {
+		j++
+		if j >= len(data) || !isDigit(data[j]) {
+			return j, unexpected(data, j, " in number")
+		}
+		for j < len(data) && isDigit(data[j]) {
+			j++
+		}
+	}
+	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
+		j++
+		if j < len(data) && (data[j] == '+' || data[j] == '-') {
+			j++
+		}
+		if j >= len(data) || !isDigit(data[j]) {
+			return j, unexpected(data, j, " in number")
+		}
+		for j < len(data) && isDigit(data[j]) {
+			j++
+		}
+	}
+	return j, nil
+}
+
+// scanLiteral checks that data[i:] starts with lit ("true", "false", "null").
+func scanLiteral(data []byte, i int, lit string) (int, *syntaxError) {
+	for k := 0; k < len(lit); k++ {
+		if i+k >= len(data) || data[i+k] != lit[k] {
+			return i + k, unexpected(data, i+k, " in literal "+lit)
+		}
+	}
+	return i + len(lit), nil
+}
+
+// nesting records, per open container, whether it is an object. The first 64
+// levels live in a word on the stack; deeper (rare, usually hostile) input
+// spills into a heap bitset sized for maxDepth.
+type nesting struct {
+	low  uint64
+	high []uint64
+}
+
+func (n *nesting) set(depth int, obj bool) {
+	if depth < 64 {
+		if obj {
+			n.low |= 1 << uint(depth)
+		} else {
+			n.low &^= 1 << uint(depth)
+		}
+		return
+	}
+	if n.high == nil {
+		n.high = make([]uint64, maxDepth/64+1)
+	}
+	w, b := depth/64, uint(depth%64)
+	if obj {
+		n.high[w] |= 1 << b
+	} else {
+		n.high[w] &^= 1 << b
+	}
+}
+
+func (n *nesting) isObj(depth int) bool {
+	if depth < 64 {
+		return n.low&(1<<uint(depth)) != 0
+	}
+	return n.high[depth/64]&(1<<uint(depth%64)) != 0
+}
+
+// depthError is the error for opening a container beyond the nesting limit.
+func depthError(i int) *syntaxError {
+	return &syntaxError{offset: i, msg: "exceeded maximum nesting depth of " + strconv.Itoa(maxDepth)}
+}
+
+// scanMemberName validates `ws "name" ws :` starting at data[i] and returns
+// the index just past the colon.
+func scanMemberName(data []byte, i int, ws bool) (int, bool, *syntaxError) {
+	j := skipSpace(data, i)
+	ws = ws || j != i
+	if j >= len(data) || data[j] != '"' {
+		return j, ws, unexpected(data, j, ", expected string key")
+	}
+	j, _, err := scanString(data, j)
+	if err != nil {
+		return j, ws, err
+	}
+	k := skipSpace(data, j)
+	ws = ws || k != j
+	if k >= len(data) || data[k] != ':' {
+		return k, ws, unexpected(data, k, ", expected ':'")
+	}
+	return k + 1, ws, nil
+}
+
+// scanValue validates the one JSON value that starts at data[i] (leading
+// whitespace allowed) and returns the index just past it. ws reports whether
+// any whitespace was seen before or inside the value outside strings, which
+// lets appendRaw copy already-compact input in one go. At most depthLimit
+// levels of nesting are accepted.
+//
+// The scanner is iterative (an explicit bitset instead of recursion), so
+// hostile nesting costs neither goroutine stack nor time beyond one pass.
+func scanValue(data []byte, i, depthLimit int) (end int, ws bool, err *syntaxError) {
+	if depthLimit > maxDepth {
+		depthLimit = maxDepth
+	}
+	var stack nesting
+	depth := 0
+	n := len(data)
+value:
+	for {
+		// A value is expected at i.
+		if j := skipSpace(data, i); j != i {
+			ws, i = true, j
+		}
+		if i >= n {
+			return i, ws, unexpected(data, i, "")
+		}
+		switch c := data[i]; c {
+		case '{', '[':
+			if depth >= depthLimit {
+				return i, ws, depthError(i)
+			}
+			i++
+			if j := skipSpace(data, i); j != i {
+				ws, i = true, j
+			}
+			if i < n && (c == '{' && data[i] == '}' || c == '[' && data[i] == ']') {
+				i++ // empty container: a complete value
+				break
+			}
+			stack.set(depth, c == '{')
+			depth++
+			if c == '{' {
+				if i, ws, err = scanMemberName(data, i, ws); err != nil {
+					return i, ws, err
+				}
+			}
+			continue value
+		case '"':
+			if i, _, err = scanString(data, i); err != nil {
+				return i, ws, err
+			}
+		case 't':
+			if i, err = scanLiteral(data, i, "true"); err != nil {
+				return i, ws, err
+			}
+		case 'f':
+			if i, err = scanLiteral(data, i, "false"); err != nil {
+				return i, ws, err
+			}
+		case 'n':
+			if i, err = scanLiteral(data, i, "null"); err != nil {
+				return i, ws, err
+			}
+		default:
+			if c != '-' && !isDigit(c) {
+				return i, ws, unexpected(data, i, "")
+			}
+			if i, err = scanNumber(data, i); err != nil {
+				return i, ws, err
+			}
+		}
+
+		// A value just ended: close containers until one continues.
+		for {
+			if depth == 0 {
+				return i, ws, nil
+			}
+			if j := skipSpace(data, i); j != i {
+				ws, i = true, j
+			}
+			obj := stack.isObj(depth - 1)
+			switch {
+			case i < n && data[i] == ',':
+				i++
+				if obj {
+					if i, ws, err = scanMemberName(data, i, ws); err != nil {
+						return i, ws, err
+					}
+				}
+				continue value
+			case i < n && obj && data[i] == '}', i < n && !obj && data[i] == ']':
+				i++
+				depth--
+			case obj:
+				return i, ws, unexpected(data, i, ", expected ',' or '}'")
+			default:
+				return i, ws, unexpected(data, i, ", expected ',' or ']'")
+			}
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// String decoding.
+// ---------------------------------------------------------------------------
+
+// appendUnquoted appends the decoded contents of the validated string literal
+// lit (quotes included) to dst. Like encoding/json, invalid UTF-8 bytes and
+// unpaired surrogate escapes become U+FFFD, so the result is always valid
+// UTF-8.
+func appendUnquoted(dst, lit []byte) []byte {
+	s := lit[1 : len(lit)-1]
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			switch s[i+1] {
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r := rune(hex4(s[i+2:]))
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						if dec := utf16.DecodeRune(r, rune(hex4(s[i+2:]))); dec != unicode.ReplacementChar {
+							dst = utf8.AppendRune(dst, dec)
+							i += 6
+							continue
+						}
+					}
+					r = unicode.ReplacementChar
+				}
+				dst = utf8.AppendRune(dst, r)
+				continue
+			default: // '"', '\\', '/'
+				dst = append(dst, s[i+1])
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			// Copy the run of plain ASCII in one append.
+			j := i + 1
+			for j < len(s) && s[j] < utf8.RuneSelf && s[j] != '\\' {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, unicode.ReplacementChar)
+			} else {
+				dst = append(dst, s[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return dst
+}
+
+// quoted returns the decoded contents of the validated string literal lit,
+// whose scan flags are given: a subslice of lit when nothing needs decoding,
+// otherwise d.scratch (valid until the next use of scratch).
+func (d *decoder) quoted(lit []byte, flags uint8) []byte {
+	if flags&strEscaped == 0 && (flags&strNonASCII == 0 || utf8.Valid(lit)) {
+		return lit[1 : len(lit)-1]
+	}
+	d.scratch = appendUnquoted(d.scratch[:0], lit)
+	return d.scratch
+}
+
+// hex4 decodes four validated hex digits.
+func hex4(b []byte) int {
+	return unhex(b[0])<<12 | unhex(b[1])<<8 | unhex(b[2])<<4 | unhex(b[3])
+}
+
+// ---------------------------------------------------------------------------
+// Integers.
+// ---------------------------------------------------------------------------
+
+// Results of numberToInt.
+const (
+	intOK       = iota // the value fits in int64
+	intFraction        // not mathematically an integer
+	intOverflow        // an integer, but outside int64
+)
+
+// numberToInt interprets a validated JSON number exactly (no float rounding):
+// 1, -3, 1.0, 1e3 and 150e-2... are integers when their decimal value is.
+// Huge exponents saturate instead of overflowing, so 1e999999999999 is
+// reported as out of range, not wrapped.
+func numberToInt(num []byte) (int64, int) {
+	i := 0
+	neg := num[0] == '-'
+	if neg {
+		i++
+	}
+	// Digits of the mantissa without the dot: [i, intEnd) and [fracStart, fracEnd).
+	intStart := i
+	for i < len(num) && isDigit(num[i]) {
+		i++
+	}
+	intEnd := i
+	fracStart, fracEnd := i, i
+	if i < len(num) && num[i] == '.' {
+		i++
+		fracStart = i
+		for i < len(num) && isDigit(num[i]) {
+			i++
+		}
+		fracEnd = i
+	}
+	// Exponent, saturated well beyond anything that could matter: the input
+	// length bounds the digit count, so ±1<<40 is "infinitely" large.
+	const expCap = 1 << 40
+	exp := int64(0)
+	if i < len(num) {
+		i++ // 'e' or 'E'
+		expNeg := false
+		if num[i] == '+' || num[i] == '-' {
+			expNeg = num[i] == '-'
+			i++
+		}
+		for ; i < len(num); i++ {
+			if exp < expCap {
+				exp = exp*10 + int64(num[i]-'0')
+			}
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+
+	// digit(k) indexes the concatenated mantissa digits.
+	nInt, nFrac := intEnd-intStart, fracEnd-fracStart
+	total := nInt + nFrac
+	digit := func(k int) byte {
+		if k < nInt {
+			return num[intStart+k]
+		}
+		return num[fracStart+k-nInt]
+	}
+	// Trim leading and trailing zeros; the value is sig × 10^scale.
+	first := 0
+	for first < total && digit(first) == '0' {
+		first++
+	}
+	if first == total {
+		return 0, intOK // zero, whatever the exponent or sign
+	}
+	last := total
+	for digit(last-1) == '0' {
+		last--
+	}
+	scale := exp - int64(nFrac) + int64(total-last)
+	if scale < 0 {
+		return 0, intFraction // the last significant digit is non-zero
+	}
+	sigDigits := int64(last - first)
+	if sigDigits+scale > 19 { // >= 10^19 > MaxInt64
+		return 0, intOverflow
+	}
+	var u uint64 // < 10^19 fits in uint64
+	for k := first; k < last; k++ {
+		u = u*10 + uint64(digit(k)-'0')
+	}
+	for ; scale > 0; scale-- {
+		u *= 10
+	}
+	if neg {
+		if u > 1<<63 {
+			return 0, intOverflow
+		}
+		return -int64(u), intOK // -1<<63 wraps to itself, which is correct
+	}
+	if u > 1<<63-1 {
+		return 0, intOverflow
+	}
+	return int64(u), intOK
+}
+
+// ---------------------------------------------------------------------------
+// The decoder cursor.
+// ---------------------------------------------------------------------------
+
+// pathElem is one step of the JSON Pointer of the value being decoded: an
+// object member (isKey) or an array index.
+type pathElem struct {
+	key   []byte // member name; aliases the input or a key() allocation
+	index int    // array index when isKey is false
+	isKey bool
+}
+
+// decoder is the cursor that generated decoding code drives. It reads
+// directly from the input slice, which must not be modified while decoding.
+//
+// Protocol for generated code (errors are always returned immediately):
+//
+//	if err := d.beginObject(); err != nil { return err }
+//	for i := 0; ; i++ {
+//		k, more, err := d.key(i)
+//		if err != nil { return err }
+//		if !more { break }
+//		d.push(k)
+//		switch string(k) { case "id": v.ID, err = d.str(); ...; default: err = d.unknown(k) }
+//		d.pop()
+//		if err != nil { return err }
+//	}
+//
+// A decoder must not be copied after first use: its stacks start out in
+// inline arrays that the slices point into, so shallow documents cost a
+// single allocation (the decoder itself) for all bookkeeping.
+type decoder struct {
+	data    []byte
+	pos     int
+	lenient bool
+
+	// mark is the offset of the value (or member name) most recently begun;
+	// errors raised by fail, missing and friends point there. After an
+	// object or array closes, mark is that container's opening byte.
+	mark int
+
+	starts   []int      // offsets of the open containers' opening bytes; len = depth
+	path     []pathElem // push/pop stack maintained by generated code
+	scratch  []byte     // reused for unescaping strings that are compared, not kept
+	warnings []Warning
+
+	startsBuf [16]int
+	pathBuf   [16]pathElem
+}
+
+// newDecoder returns a cursor at the start of data. lenient selects the
+// repair policy of unknown, nullOptional, dropped and warn.
+func newDecoder(data []byte, lenient bool) *decoder {
+	d := &decoder{data: data, lenient: lenient}
+	d.starts = d.startsBuf[:0]
+	d.path = d.pathBuf[:0]
+	return d
+}
+
+// Warnings returns the repairs made so far by a lenient decode, in document
+// order. It is always empty in strict mode.
+func (d *decoder) Warnings() []Warning { return d.warnings }
+
+// ws moves the cursor past whitespace and returns the next byte (0 at EOF).
+func (d *decoder) ws() byte {
+	d.pos = skipSpace(d.data, d.pos)
+	if d.pos < len(d.data) {
+		return d.data[d.pos]
+	}
+	return 0
+}
+
+// ---- paths ----------------------------------------------------------------
+
+// push enters the member key of the current object for error paths. key is
+// kept by reference; the slices key() returns stay valid for the decode.
+func (d *decoder) push(key []byte) {
+	d.path = append(d.path, pathElem{key: key, isKey: true})
+}
+
+// pushIndex enters element i of the current array for error paths.
+func (d *decoder) pushIndex(i int) {
+	d.path = append(d.path, pathElem{index: i})
+}
+
+// pop leaves the innermost path element. An unbalanced pop is ignored rather
+// than panicking: a wrong path is better than a crash on user input.
+func (d *decoder) pop() {
+	if len(d.path) > 0 {
+		d.path = d.path[:len(d.path)-1]
+	}
+}
+
+// pointer renders the path stack as a JSON Pointer (RFC 6901). It is only
+// called when an error or warning is created.
+func (d *decoder) pointer() string {
+	return appendPointer(nil, d.path)
+}
+
+func appendPointer(b []byte, path []pathElem) string {
+	for _, e := range path {
+		b = append(b, '/')
+		if !e.isKey {
+			b = strconv.AppendInt(b, int64(e.index), 10)
+			continue
+		}
+		for _, c := range e.key {
+			switch c {
+			case '~':
+				b = append(b, "~0"...)
+			case '/':
+				b = append(b, "~1"...)
+			default:
+				b = append(b, c)
+			}
+		}
+	}
+	return string(b)
+}
+
+// ---- error constructors ------------------------------------------------------
+
+// errAt returns a *DecodeError at the current path.
+func (d *decoder) errAt(offset int, reason string) error {
+	return &DecodeError{Path: d.pointer(), Offset: offset, Reason: reason}
+}
+
+// syntax converts a scanner error into a *DecodeError at the current path.
+func (d *decoder) syntax(e *syntaxError) error {
+	return d.errAt(e.offset, "invalid JSON: "+e.msg)
+}
+
+// jsonKind names the JSON kind of a value by its first byte, or "" when that
+// byte cannot start a value.
+func jsonKind(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return "number"
+	}
+	return ""
+}
+
+// mismatch builds the error for a value of the wrong kind at the cursor:
+// "expected <want>, got <kind>", located at the value. If the value is not
+// even valid JSON, the syntax error is reported instead, so "tru" is not
+// described as a boolean. Generated code may call it too, e.g. when no
+// variant of a union starts with the byte peekKind returned.
+func (d *decoder) mismatch(want string) error {
+	d.ws()
+	d.mark = d.pos
+	if d.pos >= len(d.data) {
+		return d.errAt(d.pos, "expected "+want+", got end of input")
+	}
+	if _, _, err := scanValue(d.data, d.pos, maxDepth-len(d.starts)); err != nil {
+		return d.syntax(err)
+	}
+	return d.errAt(d.pos, "expected "+want+", got "+jsonKind(d.data[d.pos]))
+}
+
+// clip shortens s for quoting in an error message, cutting at a rune
+// boundary, so a hostile multi-megabyte value cannot bloat logs.
+func clip(s string) string {
+	const max = 64
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// ---- structure -----------------------------------------------------------------
+
+// open enters a container whose opening byte is at the cursor.
+func (d *decoder) open() error {
+	if len(d.starts) >= maxDepth {
+		return d.syntax(depthError(d.pos))
+	}
+	d.mark = d.pos
+	d.starts = append(d.starts, d.pos)
+	d.pos++
+	return nil
+}
+
+// close leaves the container whose closing byte is at the cursor.
+func (d *decoder) close() {
+	d.pos++
+	if n := len(d.starts); n > 0 {
+		d.mark = d.starts[n-1]
+		d.starts = d.starts[:n-1]
+	}
+}
+
+// beginObject consumes the '{' of an object value.
+func (d *decoder) beginObject() error {
+	if d.ws() != '{' {
+		return d.mismatch("object")
+	}
+	return d.open()
+}
+
+// key advances to member i (0-based) of the current object. For i > 0 it
+// first consumes the ',' or the closing '}'. It returns more=false once the
+// object is closed; otherwise the member name (unescaped; aliasing the input
+// when it had no escapes) with the cursor just past the ':'.
+func (d *decoder) key(i int) (key []byte, more bool, err error) {
+	c := d.ws()
+	switch {
+	case c == '}':
+		d.close()
+		return nil, false, nil
+	case i == 0 && c != '"':
+		return nil, false, d.syntax(unexpected(d.data, d.pos, ", expected string key or '}'"))
+	case i > 0 && c != ',':
+		return nil, false, d.syntax(unexpected(d.data, d.pos, ", expected ',' or '}'"))
+	case i > 0:
+		d.pos++
+		if d.ws() != '"' {
+			return nil, false, d.syntax(unexpected(d.data, d.pos, ", expected string key"))
+		}
+	}
+	start := d.pos
+	end, flags, serr := scanString(d.data, start)
+	if serr != nil {
+		return nil, false, d.syntax(serr)
+	}
+	lit := d.data[start:end]
+	if flags&strEscaped == 0 && (flags&strNonASCII == 0 || utf8.Valid(lit)) {
+		key = lit[1 : len(lit)-1]
+	} else {
+		// A fresh allocation: the key may be pushed and must outlive scratch.
+		key = appendUnquoted(make([]byte, 0, len(lit)), lit)
+	}
+	d.pos = end
+	if d.ws() != ':' {
+		return nil, false, d.syntax(unexpected(d.data, d.pos, ", expected ':'"))
+	}
+	d.pos++
+	d.mark = start
+	return key, true, nil
+}
+
+// beginArray consumes the '[' of an array value.
+func (d *decoder) beginArray() error {
+	if d.ws() != '[' {
+		return d.mismatch("array")
+	}
+	return d.open()
+}
+
+// elem advances to element i (0-based) of the current array. For i > 0 it
+// first consumes the ',' or the closing ']'. It returns more=false once the
+// array is closed; otherwise the cursor is at element i.
+func (d *decoder) elem(i int) (more bool, err error) {
+	c := d.ws()
+	if c == ']' {
+		d.close()
+		return false, nil
+	}
+	if i > 0 {
+		if c != ',' {
+			return false, d.syntax(unexpected(d.data, d.pos, ", expected ',' or ']'"))
+		}
+		d.pos++
+		c = d.ws()
+	}
+	if c == ']' || d.pos >= len(d.data) { // trailing comma, or "[" at the end
+		return false, d.syntax(unexpected(d.data, d.pos, ""))
+	}
+	return true, nil
+}
+
+// end checks that only whitespace follows the top-level value.
+func (d *decoder) end() error {
+	if d.ws(); d.pos < len(d.data) {
+		return d.errAt(d.pos, "unexpected data after the value")
+	}
+	return nil
+}
+
+// ---- scalars ---------------------------------------------------------------
+
+// str reads a string value. The result is always valid UTF-8 (see
+// appendUnquoted) and costs one allocation unless it is empty.
+func (d *decoder) str() (string, error) {
+	if d.ws() != '"' {
+		return "", d.mismatch("string")
+	}
+	start := d.pos
+	end, flags, serr := scanString(d.data, start)
+	if serr != nil {
+		return "", d.syntax(serr)
+	}
+	d.pos, d.mark = end, start
+	lit := d.data[start:end]
+	if flags&strEscaped == 0 && (flags&strNonASCII == 0 || utf8.Valid(lit)) {
+		return string(lit[1 : len(lit)-1]), nil
+	}
+	d.scratch = appendUnquoted(d.scratch[:0], lit)
+	return string(d.scratch), nil
+}
+
+// integer reads a number that is mathematically an integer (1.0 and 1e3
+// qualify, 1.5 does not) and lies within [min, max].
+func (d *decoder) integer(min, max int64) (int64, error) {
+	c := d.ws()
+	if c != '-' && !isDigit(c) {
+		return 0, d.mismatch("integer")
+	}
+	start := d.pos
+	end, serr := scanNumber(d.data, start)
+	if serr != nil {
+		return 0, d.syntax(serr)
+	}
+	d.mark = start
+	num := d.data[start:end]
+	v, res := numberToInt(num)
+	switch {
+	case res == intFraction:
+		return 0, d.errAt(start, "expected integer, got "+clip(string(num)))
+	case res == intOverflow || v < min || v > max:
+		return 0, d.errAt(start, "integer "+clip(string(num))+" is outside ["+
+			strconv.FormatInt(min, 10)+", "+strconv.FormatInt(max, 10)+"]")
+	}
+	d.pos = end
+	return v, nil
+}
+
+// boolean reads true or false.
+func (d *decoder) boolean() (bool, error) {
+	switch d.ws() {
+	case 't':
+		if end, err := scanLiteral(d.data, d.pos, "true"); err == nil {
+			d.pos, d.mark = end, d.pos
+			return true, nil
+		}
+	case 'f':
+		if end, err := scanLiteral(d.data, d.pos, "false"); err == nil {
+			d.pos, d.mark = end, d.pos
+			return false, nil
+		}
+	}
+	return false, d.mismatch("boolean")
+}
+
+// constString reads a string that must equal want (a discriminator such as
+// "type": "TEXT_MESSAGE_START"). It does not allocate when the value matches.
+func (d *decoder) constString(want string) error {
+	if d.ws() != '"' {
+		return d.mismatch(strconv.Quote(want))
+	}
+	start := d.pos
+	end, flags, serr := scanString(d.data, start)
+	if serr != nil {
+		return d.syntax(serr)
+	}
+	d.mark = start
+	got := d.quoted(d.data[start:end], flags)
+	if string(got) != want {
+		return d.errAt(start, "expected "+strconv.Quote(want)+", got "+strconv.Quote(clip(string(got))))
+	}
+	d.pos = end
+	return nil
+}
+
+// raw validates any JSON value (null included) and returns a copy of its
+// exact bytes, whitespace inside it included; the copy lets the caller keep
+// it after the input buffer is reused.
+func (d *decoder) raw() ([]byte, error) {
+	if d.ws() == 0 && d.pos >= len(d.data) {
+		return nil, d.mismatch("value")
+	}
+	return d.rawValue()
+}
+
+// rawObject is raw for values that must be JSON objects.
+func (d *decoder) rawObject() ([]byte, error) {
+	if d.ws() != '{' {
+		return nil, d.mismatch("object")
+	}
+	return d.rawValue()
+}
+
+func (d *decoder) rawValue() ([]byte, error) {
+	start := d.pos
+	end, _, serr := scanValue(d.data, start, maxDepth-len(d.starts))
+	if serr != nil {
+		return nil, d.syntax(serr)
+	}
+	d.pos, d.mark = end, start
+	return append([]byte(nil), d.data[start:end]...), nil
+}
+
+// skip validates and steps over any one value.
+func (d *decoder) skip() error {
+	if d.ws() == 0 && d.pos >= len(d.data) {
+		return d.mismatch("value")
+	}
+	start := d.pos
+	end, _, serr := scanValue(d.data, start, maxDepth-len(d.starts))
+	if serr != nil {
+		return d.syntax(serr)
+	}
+	d.pos, d.mark = end, start
+	return nil
+}
+
+// peekKind returns the first byte of the next value without consuming it:
+// '{', '[', '"', 'n', 't', 'f', '0' for any number, 0 at end of input. Any
+// other byte is returned as is; the next read will then report it.
+func (d *decoder) peekKind() byte {
+	c := d.ws()
+	if c == '-' || isDigit(c) {
+		return '0'
+	}
+	return c
+}
+
+// isNull consumes the next value if it is the literal null.
+func (d *decoder) isNull() bool {
+	d.ws()
+	if end, err := scanLiteral(d.data, d.pos, "null"); err == nil {
+		d.mark = d.pos
+		d.pos = end
+		return true
+	}
+	return false
+}
+
+// findString looks ahead, without consuming anything, for the top-level
+// member name of the object at the cursor, typically a union discriminator
+// such as "type" or "role". found is false when the member is absent or the
+// value at the cursor is not an object (the following beginObject reports
+// that). If the member occurs more than once the first one is used; decoding
+// the member itself later catches a conflicting duplicate. A non-string
+// value is an error located at that member.
+func (d *decoder) findString(name string) (val string, found bool, err error) {
+	data := d.data
+	i := skipSpace(data, d.pos)
+	if i >= len(data) || data[i] != '{' {
+		return "", false, nil
+	}
+	limit := maxDepth - len(d.starts) - 1
+	for member := 0; ; member++ {
+		i = skipSpace(data, i+1) // past '{' or ','
+		if member == 0 && i < len(data) && data[i] == '}' {
+			return "", false, nil
+		}
+		if i >= len(data) || data[i] != '"' {
+			return "", false, d.syntax(unexpected(data, i, ", expected string key"))
+		}
+		end, flags, serr := scanString(data, i)
+		if serr != nil {
+			return "", false, d.syntax(serr)
+		}
+		match := string(d.quoted(data[i:end], flags)) == name
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return "", false, d.syntax(unexpected(data, i, ", expected ':'"))
+		}
+		i = skipSpace(data, i+1)
+		if match {
+			if i < len(data) && data[i] == '"' {
+				if end, flags, serr = scanString(data, i); serr == nil {
+					return string(d.quoted(data[i:end], flags)), true, nil
+				}
+			}
+			// Error path: report at /…/name with a throw-away cursor, so
+			// this decoder's position and mark stay untouched.
+			path := append(append([]pathElem(nil), d.path...), pathElem{key: []byte(name), isKey: true})
+			look := &decoder{data: data, pos: i, starts: d.starts, path: path}
+			_, err := look.str() // fails: not a string, or a malformed one
+			return "", true, err
+		}
+		if i, _, serr = scanValue(data, i, limit); serr != nil {
+			return "", false, d.syntax(serr)
+		}
+		i = skipSpace(data, i)
+		switch {
+		case i < len(data) && data[i] == ',':
+		case i < len(data) && data[i] == '}':
+			return "", false, nil
+		default:
+			return "", false, d.syntax(unexpected(data, i, ", expected ',' or '}'"))
+		}
+	}
+}
+
+// ---- policy hooks -----------------------------------------------------------------
+
+// unknown handles a member that a closed object does not declare; the cursor
+// is at its value and its key is pushed. Strict decoding rejects it; lenient
+// decoding drops it with a warning so newer peers can add members.
+func (d *decoder) unknown(key []byte) error {
+	if !d.lenient {
+		return d.errAt(d.mark, "unknown property")
+	}
+	if err := d.skip(); err != nil {
+		return err
+	}
+	d.warnings = append(d.warnings, Warning{Path: d.pointer(), Message: "removed unrecognised member"})
+	return nil
+}
+
+// nullOptional is called after isNull consumed a null for an optional
+// property. The protocol says "omit instead of null"; lenient mode forgives
+// it only where the generator marked legacy peers as sending it (tolerated).
+func (d *decoder) nullOptional(tolerated bool) error {
+	if d.lenient && tolerated {
+		d.warnings = append(d.warnings, Warning{Path: d.pointer(), Message: "converted legacy null to absent"})
+		return nil
+	}
+	return d.errAt(d.mark, "null is not allowed; omit the property instead")
+}
+
+// missing reports a required property that the current object lacks. Called
+// after the object closed, so the offset is the object's '{'.
+func (d *decoder) missing(name string) error {
+	return d.errAt(d.mark, "missing required property "+strconv.Quote(name))
+}
+
+// fail reports a semantic problem (unknown enum value, constraint violated)
+// with the value most recently read.
+func (d *decoder) fail(reason string) error {
+	return d.errAt(d.mark, reason)
+}
+
+// warn records a lenient-mode repair at the current path; strict decoding
+// never repairs, so it is a no-op there.
+func (d *decoder) warn(msg string) {
+	if d.lenient {
+		d.warnings = append(d.warnings, Warning{Path: d.pointer(), Message: msg})
+	}
+}
+
+// dropped handles a union member whose discriminator is unknown (e.g. a
+// content part of a future "type"); the cursor is at the value. Lenient mode
+// skips it, records a warning and returns errDropped so the caller leaves it
+// out; strict mode rejects the document.
+func (d *decoder) dropped(what string) error {
+	start := skipSpace(d.data, d.pos)
+	if !d.lenient {
+		d.mark = start
+		return d.errAt(start, "unknown "+what)
+	}
+	if err := d.skip(); err != nil {
+		return err
+	}
+	d.warnings = append(d.warnings, Warning{Path: d.pointer(), Message: "removed unrecognised " + what})
+	return errDropped
+}

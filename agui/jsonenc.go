@@ -1,0 +1,174 @@
+package agui
+
+import (
+	"bytes"
+	"errors"
+	"unicode/utf8"
+)
+
+// This file is the hand-written half of encoding that generated AppendJSON
+// methods call: JSON string quoting and the validation/compaction of
+// user-supplied json.RawMessage values.
+//
+// Output is meant for an SSE "data:" line, so it must never contain a raw
+// CR or LF, and it should match what a JavaScript peer's JSON.stringify
+// produces for the same data, so that byte-level comparisons with the
+// reference implementation (and golden files) line up.
+
+const lowerHex = "0123456789abcdef"
+
+// safeByte reports the bytes appendString copies verbatim: printable ASCII
+// and DEL, except '"' and '\\'. Bytes >= 0x80 are false so they take the
+// UTF-8 check; everything else false needs an escape.
+var safeByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string literal, byte-for-byte as
+// JavaScript's JSON.stringify writes it: only '"', '\\' and control
+// characters are escaped (\b \f \n \r \t, else \u00xx in lower-case hex).
+// Unlike encoding/json it does not escape <, >, & or U+2028/U+2029, which
+// JSON.stringify leaves alone and SSE does not treat as line breaks. Invalid
+// UTF-8 cannot be represented in JSON text, so each invalid byte becomes the
+// escape \ufffd (as encoding/json does).
+//
+// Runs of safe bytes are copied with a single append, so the common case is
+// one table lookup per byte; it allocates only if dst must grow.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0 // first byte not yet copied
+	for i := 0; i < len(s); {
+		c := s[i]
+		if safeByte[c] {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i++
+				start = i
+				continue
+			}
+			i += size // valid multi-byte rune (U+2028 included): keep raw
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendRaw appends a caller-supplied JSON value (a json.RawMessage field)
+// after checking that it is exactly one valid JSON value, with insignificant
+// whitespace removed. Whitespace must go because the result is embedded in
+// a single SSE "data:" line, where a raw newline would end the event.
+// Everything else (number spelling, member order, duplicate members, string
+// escapes, even invalid UTF-8 inside strings, which encoding/json.Valid also
+// accepts) is kept byte for byte: the SDK transports these values, it does
+// not reinterpret them.
+//
+// Already-compact input, the common case, is validated and copied with one
+// append. On error dst is returned unchanged along with a plain error
+// ("invalid JSON at offset 3: unexpected '}'") for the caller to wrap with
+// encodeError.
+func appendRaw(dst, raw []byte) ([]byte, error) {
+	start := skipSpace(raw, 0)
+	end, ws, serr := scanValue(raw, start, maxDepth)
+	if serr != nil {
+		return dst, serr
+	}
+	if rest := skipSpace(raw, end); rest < len(raw) {
+		return dst, unexpected(raw, rest, " after the value")
+	}
+	v := raw[start:end]
+	if !ws {
+		return append(dst, v...), nil
+	}
+	return appendCompact(dst, v), nil
+}
+
+// appendRawObject is appendRaw for values that must be JSON objects
+// (metadata, open objects).
+func appendRawObject(dst, raw []byte) ([]byte, error) {
+	out, err := appendRaw(dst, raw)
+	if err != nil {
+		return dst, err
+	}
+	if c := out[len(dst)]; c != '{' {
+		return dst, errors.New("must be a JSON object, got " + jsonKind(c))
+	}
+	return out, nil
+}
+
+// appendRawNotNull is appendRaw for values that may be any JSON except null.
+func appendRawNotNull(dst, raw []byte) ([]byte, error) {
+	out, err := appendRaw(dst, raw)
+	if err != nil {
+		return dst, err
+	}
+	if out[len(dst)] == 'n' {
+		return dst, errors.New("must not be null")
+	}
+	return out, nil
+}
+
+// appendCompact appends the validated JSON value v without insignificant
+// whitespace, copying the runs between whitespace in single appends.
+func appendCompact(dst, v []byte) []byte {
+	run := 0 // first byte not yet copied
+	for i := 0; i < len(v); {
+		switch c := v[i]; {
+		case c == '"':
+			i = stringEnd(v, i)
+		case isSpace(c):
+			dst = append(dst, v[run:i]...)
+			i = skipSpace(v, i)
+			run = i
+		default:
+			i++
+		}
+	}
+	return append(dst, v[run:]...)
+}
+
+// stringEnd returns the index just past the validated string literal whose
+// opening quote is v[i]. In valid JSON a backslash only starts an escape, so
+// a quote is the closing one exactly when an even number of backslashes
+// precedes it.
+func stringEnd(v []byte, i int) int {
+	for i++; ; {
+		q := bytes.IndexByte(v[i:], '"') + i
+		n := 0
+		for k := q - 1; k >= i && v[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}

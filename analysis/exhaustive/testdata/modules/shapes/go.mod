@@ -1,0 +1,3 @@
+module example.net/shapes
+
+go 1.26

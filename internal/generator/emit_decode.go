@@ -1,0 +1,313 @@
+package generator
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	. "github.com/dave/jennifer/jen"
+)
+
+func (e *emitter) emitDecode(f *File) {
+	m := e.m
+	for _, s := range m.Structs {
+		e.emitDecodeStruct(f, s)
+	}
+	for _, u := range m.Unions {
+		e.emitDecodeUnion(f, u)
+	}
+	for _, t := range e.lists() {
+		e.emitDecodeList(f, t)
+	}
+	for _, s := range m.Structs {
+		if s.Event != nil {
+			continue
+		}
+		f.Comment(fmt.Sprintf("UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects"))
+		f.Comment("what the schema rejects with a *DecodeError naming the JSON path.")
+		f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
+			Op("*").Id("v").Op("=").Id(s.GoName).Values(),
+			Id("d").Op(":=").Id("newDecoder").Call(Id("data"), False()),
+			If(Err().Op(":=").Id("v").Dot("decodeJSON").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err())),
+			Return(Id("d").Dot("end").Call()),
+		)
+	}
+	// A lookup by definition name, for fixtures addressed by $anchor.
+	f.Comment("decodeDefinition decodes one value of the named schema definition.")
+	f.Func().Id("decodeDefinition").Params(Id("name").String(), Id("d").Op("*").Id("decoder")).Params(Id("appender"), Error()).BlockFunc(func(g *Group) {
+		g.Switch(Id("name")).BlockFunc(func(sw *Group) {
+			for _, s := range m.Structs {
+				sw.Case(Lit(s.Name)).Block(
+					Id("v").Op(":=").New(Id(s.GoName)),
+					Return(Id("v"), Id("v").Dot("decodeJSON").Call(Id("d"))),
+				)
+			}
+			for _, u := range m.Unions {
+				sw.Case(Lit(u.Name)).Block(Return(Id("decode" + u.GoName + "Union").Call(Id("d"))))
+			}
+		})
+		g.Return(Nil(), Id("errUnknownDefinition").Call(Id("name")))
+	})
+}
+
+func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
+	var req []*Field
+	for _, fl := range s.Fields {
+		if fl.Required {
+			req = append(req, fl)
+		}
+	}
+	if len(req) > 64 {
+		panic("more than 64 required members")
+	}
+	bit := map[*Field]int{}
+	for i, fl := range req {
+		bit[fl] = i
+	}
+	var all []*Field
+	all = append(all, s.Fields...)
+	if s.Embeds != nil {
+		for _, fl := range s.Embeds.Fields {
+			if fl.JSON != "type" {
+				all = append(all, fl)
+			}
+		}
+	}
+	hasUnion := false
+	for _, fl := range all {
+		if fl.Type.Kind == KindUnion {
+			hasUnion = true
+		}
+	}
+	f.Comment(fmt.Sprintf("decodeJSON reads one %s object at the cursor.", s.Name))
+	f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("decodeJSON").Params(Id("d").Op("*").Id("decoder")).Error().BlockFunc(func(g *Group) {
+		if len(req) > 0 {
+			g.Var().Id("seen").Uint64()
+		}
+		if hasUnion {
+			g.Id("dropped").Op(":=").False()
+		}
+		g.If(Err().Op(":=").Id("d").Dot("beginObject").Call(), Err().Op("!=").Nil()).Block(Return(Err()))
+		g.For(Id("i").Op(":=").Lit(0), Empty(), Id("i").Op("++")).BlockFunc(func(loop *Group) {
+			loop.List(Id("key"), Id("more"), Err()).Op(":=").Id("d").Dot("key").Call(Id("i"))
+			loop.If(Err().Op("!=").Nil()).Block(Return(Err()))
+			loop.If(Op("!").Id("more")).Block(Break())
+			loop.Id("d").Dot("push").Call(Id("key"))
+			loop.Switch(String().Call(Id("key"))).BlockFunc(func(sw *Group) {
+				for _, fl := range all {
+					sw.Case(Lit(fl.JSON)).BlockFunc(func(c *Group) {
+						e.decodeField(c, fl)
+						if b, ok := bit[fl]; ok {
+							c.Id("seen").Op("|=").Op(fmt.Sprintf("1 << %d", b))
+						}
+					})
+				}
+				sw.Default().BlockFunc(func(c *Group) {
+					if s.Open {
+						c.Var().Id("raw").Index().Byte()
+						c.List(Id("raw"), Err()).Op("=").Id("d").Dot("raw").Call()
+						c.Id("v").Dot("Extra").Op("=").Append(Id("v").Dot("Extra"), Id("RawMember").Values(Dict{
+							Id("Name"):  String().Call(Id("key")),
+							Id("Value"): Id("raw"),
+						}))
+					} else {
+						c.Err().Op("=").Id("d").Dot("unknown").Call(Id("key"))
+					}
+				})
+			})
+			loop.If(Err().Op("!=").Nil()).Block(Return(Err()))
+			loop.Id("d").Dot("pop").Call()
+		})
+		if hasUnion {
+			g.If(Id("dropped")).Block(Return(Id("errDropped")))
+		}
+		for _, fl := range req {
+			g.If(Id("seen").Op("&").Parens(Op(fmt.Sprintf("1 << %d", bit[fl]))).Op("==").Lit(0)).Block(Return(Id("d").Dot("missing").Call(Lit(fl.JSON))))
+		}
+		g.Return(Nil())
+	})
+}
+
+// decodeField emits the body of one member's case. The key is pushed; the
+// cursor is at the value; err is declared by the enclosing loop.
+func (e *emitter) decodeField(c *Group, fl *Field) {
+	target := Id("v").Dot(fl.GoName)
+	t := fl.Type
+	if fl.IsConst {
+		c.Err().Op("=").Id("d").Dot("constString").Call(Lit(fl.Const))
+		if !fl.Required {
+			c.If(Err().Op("==").Nil()).Block(target.Clone().Op("=").New(Lit(fl.Const)))
+		}
+		return
+	}
+	// read emits code decoding into dest (an assignable expression).
+	read := func(b *Group, dest *Statement, ptr bool) {
+		switch t.Kind {
+		case KindString, KindEnum, KindInt, KindBool:
+			var call Code
+			switch t.Kind {
+			case KindString, KindEnum:
+				call = Id("d").Dot("str").Call()
+			case KindInt:
+				call = Id("d").Dot("integer").Call(Lit(*t.Min), Lit(*t.Max))
+			case KindBool:
+				call = Id("d").Dot("boolean").Call()
+			}
+			// Scalars decode into x, then land in dest: directly, converted
+			// to the enum type, or through a pointer for optionals.
+			direct := !ptr && t.Kind != KindEnum
+			var x *Statement
+			if direct {
+				x = dest.Clone()
+			} else {
+				b.Var().Id("x").Add(typeCode(baseScalar(t)))
+				x = Id("x")
+			}
+			b.List(x.Clone(), Err()).Op("=").Add(call)
+			if t.Kind == KindString && t.Format == "json-pointer" {
+				b.If(Err().Op("==").Nil().Op("&&").Op("!").Id("validJSONPointer").Call(x.Clone())).Block(
+					Err().Op("=").Id("d").Dot("fail").Call(Id("reasonPointer")))
+			}
+			if t.Kind == KindEnum {
+				var q []string
+				for _, v := range t.Enum.Values {
+					q = append(q, strconv.Quote(v.Wire))
+				}
+				b.If(Err().Op("==").Nil().Op("&&").Op("!").Id(t.Enum.GoName).Call(x.Clone()).Dot("Valid").Call()).Block(
+					Err().Op("=").Id("d").Dot("badEnum").Call(x.Clone(), Lit(strings.Join(q, ", "))))
+			}
+			if !direct {
+				var val Code = Id("x")
+				if t.Kind == KindEnum {
+					val = Id(t.Enum.GoName).Call(Id("x"))
+				}
+				if ptr {
+					val = New(val)
+				}
+				b.If(Err().Op("==").Nil()).Block(dest.Clone().Op("=").Add(val))
+			}
+		case KindRaw:
+			b.List(dest.Clone(), Err()).Op("=").Id("d").Dot("raw").Call()
+		case KindRawNotNull:
+			b.If(Id("d").Dot("isNull").Call()).Block(
+				Err().Op("=").Id("d").Dot("fail").Call(Id("reasonNull")),
+			).Else().Block(
+				List(dest.Clone(), Err()).Op("=").Id("d").Dot("raw").Call(),
+			)
+		case KindRawObject:
+			b.List(dest.Clone(), Err()).Op("=").Id("d").Dot("rawObject").Call()
+		case KindStruct:
+			if ptr {
+				b.Id("x").Op(":=").New(Id(t.Struct.GoName))
+				b.Err().Op("=").Id("x").Dot("decodeJSON").Call(Id("d"))
+				b.If(Err().Op("==").Nil()).Block(dest.Clone().Op("=").Id("x"))
+			} else {
+				b.Err().Op("=").Add(dest.Clone()).Dot("decodeJSON").Call(Id("d"))
+			}
+		case KindUnion:
+			b.List(dest.Clone(), Err()).Op("=").Id("decode" + t.Union.GoName + "Union").Call(Id("d"))
+			b.If(Err().Op("==").Id("errDropped")).BlockFunc(func(x *Group) {
+				if fl.Required {
+					x.Id("dropped").Op("=").True()
+				}
+				x.List(Err()).Op("=").Nil()
+			})
+		case KindArray:
+			b.List(dest.Clone(), Err()).Op("=").Id("decode" + listName(t.Elem) + "List").Call(Id("d"))
+			if t.MinItems > 0 {
+				b.If(Err().Op("==").Nil().Op("&&").Len(dest.Clone()).Op("<").Lit(t.MinItems)).Block(
+					Err().Op("=").Id("d").Dot("fail").Call(Id("reasonMinItems").Call(Lit(t.MinItems))))
+			}
+		case KindContent:
+			b.List(dest.Clone(), Err()).Op("=").Id("decodeContent").Call(Id("d"))
+		}
+	}
+	if fl.Required {
+		read(c, target, false)
+		return
+	}
+	// Optional: null is never a value of an optional member; the decoder's
+	// policy says whether a legacy null is tolerated.
+	onNull := Err().Op("=").Id("d").Dot("nullOptional").Call(Lit(fl.NullTolerated))
+	if fl.NullAlways {
+		onNull = Comment("A null here reads as absent in every mode (see the schema).")
+	}
+	c.If(Id("d").Dot("isNull").Call()).Block(
+		onNull,
+	).Else().BlockFunc(func(b *Group) {
+		switch t.Kind {
+		case KindRawNotNull:
+			b.List(target.Clone(), Err()).Op("=").Id("d").Dot("raw").Call()
+		default:
+			read(b, target, needsPointer(t))
+		}
+	})
+}
+
+// baseScalar is the Go type decoded before taking its address.
+func baseScalar(t *TypeRef) *TypeRef {
+	if t.Kind == KindEnum {
+		return &TypeRef{Kind: KindString}
+	}
+	return t
+}
+
+func (e *emitter) emitDecodeUnion(f *File, u *UnionDef) {
+	isEvent := u == e.m.EventUnion
+	f.Comment(fmt.Sprintf("decode%sUnion reads one %s, choosing the variant by %q.", u.GoName, u.Name, u.Disc))
+	f.Func().Id("decode"+u.GoName+"Union").Params(Id("d").Op("*").Id("decoder")).Params(Id(u.GoName), Error()).BlockFunc(func(g *Group) {
+		g.If(Id("d").Dot("peekKind").Call().Op("!=").LitRune('{')).Block(Return(Nil(), Id("d").Dot("beginObject").Call()))
+		g.List(Id("disc"), Id("found"), Err()).Op(":=").Id("d").Dot("findString").Call(Lit(u.Disc))
+		g.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
+		g.If(Op("!").Id("found")).Block(Return(Nil(), Id("d").Dot("missing").Call(Lit(u.Disc))))
+		g.Switch(Id("disc")).BlockFunc(func(sw *Group) {
+			for _, v := range u.Variants {
+				sw.Case(Lit(v.Disc.Const)).Block(
+					Id("v").Op(":=").New(Id(v.GoName)),
+					If(Err().Op(":=").Id("v").Dot("decodeJSON").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
+					Return(Id("v"), Nil()),
+				)
+			}
+		})
+		if isEvent {
+			g.Return(Nil(), Op("&").Id("UnknownEventTypeError").Values(Dict{Id("Type"): Id("disc")}))
+		} else {
+			g.Return(Nil(), Id("d").Dot("dropped").Call(Lit(u.Disc+" ").Op("+").Qual("strconv", "Quote").Call(Id("disc"))))
+		}
+	})
+}
+
+func (e *emitter) emitDecodeList(f *File, t *TypeRef) {
+	n := listName(t)
+	f.Comment(fmt.Sprintf("decode%sList reads a JSON array; an empty array gives a non-nil empty slice.", n))
+	f.Comment("In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.")
+	f.Func().Id("decode"+n+"List").Params(Id("d").Op("*").Id("decoder")).Params(Index().Add(typeCode(t)), Error()).BlockFunc(func(g *Group) {
+		g.If(Err().Op(":=").Id("d").Dot("beginArray").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
+		g.Id("out").Op(":=").Index().Add(typeCode(t)).Values()
+		g.For(Id("i").Op(":=").Lit(0), Empty(), Id("i").Op("++")).BlockFunc(func(loop *Group) {
+			loop.List(Id("more"), Err()).Op(":=").Id("d").Dot("elem").Call(Id("i"))
+			loop.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
+			loop.If(Op("!").Id("more")).Block(Break())
+			loop.Id("d").Dot("pushIndex").Call(Id("i"))
+			switch t.Kind {
+			case KindString:
+				loop.List(Id("x"), Err()).Op(":=").Id("d").Dot("str").Call()
+				loop.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
+				loop.Id("out").Op("=").Append(Id("out"), Id("x"))
+			case KindUnion:
+				loop.List(Id("x"), Err()).Op(":=").Id("decode" + t.Union.GoName + "Union").Call(Id("d"))
+				loop.If(Err().Op("==").Id("errDropped")).Block(Id("d").Dot("pop").Call(), Continue())
+				loop.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
+				loop.Id("out").Op("=").Append(Id("out"), Id("x"))
+			default:
+				loop.Var().Id("x").Add(typeCode(t))
+				loop.Err().Op("=").Id("x").Dot("decodeJSON").Call(Id("d"))
+				loop.If(Err().Op("==").Id("errDropped")).Block(Id("d").Dot("pop").Call(), Continue())
+				loop.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
+				loop.Id("out").Op("=").Append(Id("out"), Id("x"))
+			}
+			loop.Id("d").Dot("pop").Call()
+		})
+		g.Return(Id("out"), Nil())
+	})
+}

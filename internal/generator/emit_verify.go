@@ -1,0 +1,141 @@
+package generator
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/dave/jennifer/jen"
+)
+
+// emitVerifyTables writes the verifier's tables: its rules, the entity kinds
+// and lifecycle actions, and factsOf, which reads from any event what the
+// engine needs (action, entity, id, attribution) in one type switch. An event
+// added to the schema with a known lifecycle role needs no engine change.
+func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
+	m := e.m
+	f.PackageComment("")
+
+	// Rules.
+	f.Comment("Rule is one ordering rule of the verifier. Values are stable and only ever appended;")
+	f.Comment("String gives the rule's kebab-case id and Describe one sentence about it.")
+	f.Type().Id("Rule").Uint8()
+	f.Const().DefsFunc(func(g *Group) {
+		for i, r := range m.Rules {
+			g.Comment(fmt.Sprintf("%s (%s): %s.", r.GoName, r.ID, r.Description))
+			if i == 0 {
+				g.Id(r.GoName).Id("Rule").Op("=").Iota().Op("+").Lit(1)
+			} else {
+				g.Id(r.GoName)
+			}
+		}
+	})
+	f.Comment("An array-index guard, as stringer writes: it stops compiling if a rule's value changes.")
+	f.Func().Id("_").Params().BlockFunc(func(g *Group) {
+		g.Var().Id("x").Index(Lit(1)).Struct()
+		for i, r := range m.Rules {
+			g.Id("_").Op("=").Id("x").Index(Id(r.GoName).Op("-").Lit(i + 1))
+		}
+	})
+	f.Var().Id("ruleIDs").Op("=").Index(Op("...")).String().ValuesFunc(func(g *Group) {
+		for _, r := range m.Rules {
+			g.Id(r.GoName).Op(":").Lit(r.ID)
+		}
+	})
+	f.Var().Id("ruleDescriptions").Op("=").Index(Op("...")).String().ValuesFunc(func(g *Group) {
+		for _, r := range m.Rules {
+			g.Id(r.GoName).Op(":").Lit(r.Description)
+		}
+	})
+	f.Comment("Rules returns every rule in order.")
+	f.Func().Id("Rules").Params().Index().Id("Rule").Block(
+		Return(Index().Id("Rule").ValuesFunc(func(g *Group) {
+			for _, r := range m.Rules {
+				g.Id(r.GoName)
+			}
+		})),
+	)
+
+	// Entities.
+	f.Comment("entity is a kind of thing a run opens and closes.")
+	f.Type().Id("entity").Uint8()
+	f.Const().DefsFunc(func(g *Group) {
+		g.Id("entityNone").Id("entity").Op("=").Iota()
+		for _, en := range m.Entities {
+			g.Id("entity" + en.GoName)
+		}
+		g.Id("entityCount")
+	})
+	f.Var().Id("entityNouns").Op("=").Index(Id("entityCount")).String().ValuesFunc(func(g *Group) {
+		for _, en := range m.Entities {
+			g.Id("entity" + en.GoName).Op(":").Lit(en.Noun)
+		}
+	})
+	f.Var().Id("entityPlurals").Op("=").Index(Id("entityCount")).String().ValuesFunc(func(g *Group) {
+		for _, en := range m.Entities {
+			g.Id("entity" + en.GoName).Op(":").Lit(en.Plural)
+		}
+	})
+
+	// Actions.
+	f.Comment("action is what an event does to its entity.")
+	f.Type().Id("action").Uint8()
+	f.Const().DefsFunc(func(g *Group) {
+		for i, a := range lifecycleActions {
+			if i == 0 {
+				g.Id(actionName(a)).Id("action").Op("=").Iota()
+			} else {
+				g.Id(actionName(a))
+			}
+		}
+	})
+
+	// facts.
+	f.Comment("facts is what the engine reads from one event.")
+	f.Type().Id("facts").Struct(
+		Id("action").Id("action"),
+		Id("entity").Id("entity"),
+		Comment("id names the entity; empty when the event names none."),
+		Id("id").String(),
+		Comment("tag is the event's subagentRunId attribution; tagged says whether it was present."),
+		Id("tag").String(),
+		Id("tagged").Bool(),
+	)
+	f.Comment("factsOf classifies an event by the lifecycle annotations of the schema.")
+	f.Func().Id("factsOf").Params(Id("ev").Qual(aguiPath, "Event")).Id("facts").BlockFunc(func(g *Group) {
+		g.Switch(Id("e").Op(":=").Id("ev").Assert(Type())).BlockFunc(func(sw *Group) {
+			for _, s := range m.Events {
+				ev := s.Event
+				sw.Case(Op("*").Qual(aguiPath, s.GoName)).BlockFunc(func(c *Group) {
+					vals := Dict{Id("action"): Id(actionName(ev.Action))}
+					if ev.Entity != "" {
+						vals[Id("entity")] = Id("entity" + goFieldName(ev.Entity))
+					}
+					if ev.IDField != nil {
+						if ev.IDField.Required {
+							vals[Id("id")] = Id("e").Dot(ev.IDField.GoName)
+						}
+					}
+					if ev.Attribution == "identity" {
+						vals[Id("tag")] = Id("e").Dot(ev.TagField.GoName)
+						vals[Id("tagged")] = True()
+					}
+					c.Id("f").Op(":=").Id("facts").Values(vals)
+					if ev.IDField != nil && !ev.IDField.Required {
+						c.If(Id("e").Dot(ev.IDField.GoName).Op("!=").Nil()).Block(
+							Id("f").Dot("id").Op("=").Op("*").Id("e").Dot(ev.IDField.GoName))
+					}
+					if ev.Attribution == "tag" {
+						c.If(Id("e").Dot(ev.TagField.GoName).Op("!=").Nil()).Block(
+							List(Id("f").Dot("tag"), Id("f").Dot("tagged")).Op("=").List(Op("*").Id("e").Dot(ev.TagField.GoName), True()))
+					}
+					c.Return(Id("f"))
+				})
+			}
+		})
+		g.Return(Id("facts").Values())
+	})
+}
+
+func actionName(a string) string {
+	return "action" + strings.ReplaceAll(goEnumName(a), " ", "")
+}

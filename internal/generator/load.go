@@ -1,0 +1,748 @@
+package generator
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// SchemaError points at the place in the schema that the generator cannot use.
+type SchemaError struct {
+	File    string
+	Line    int
+	Col     int
+	Pointer string // JSON Pointer into the schema document
+	Msg     string
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Pointer, e.Msg)
+}
+
+// Load reads, validates and resolves the schema at path.
+func Load(path string) (*Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return LoadBytes(path, data)
+}
+
+// LoadBytes validates and resolves a schema document. name is used in error
+// positions and in generated headers.
+func LoadBytes(name string, data []byte) (*Model, error) {
+	root, err := parseNode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := validateSchema(name, data, root); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	r := &resolver{
+		name: name, data: data, root: root,
+		model:   &Model{Source: name, Hash: hex.EncodeToString(sum[:])},
+		structs: map[string]*StructDef{}, unions: map[string]*UnionDef{},
+		enums: map[string]*Enum{}, arrays: map[string]*NamedArray{},
+	}
+	if err := r.resolve(); err != nil {
+		return nil, err
+	}
+	return r.model, nil
+}
+
+// validateSchema compiles the document with a 2020-12 validator: that checks
+// it against the meta-schema and proves every $ref resolves. The generator's
+// own checks (supported keywords, annotations) come after.
+func validateSchema(name string, data []byte, root *node) error {
+	id := "urn:agui-go:schema"
+	if n := root.get("$id"); n != nil && n.kind == '"' {
+		id = n.str
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource(id, bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if _, err := c.Compile(id); err != nil {
+		return fmt.Errorf("%s: invalid JSON Schema: %w", name, err)
+	}
+	if defs := root.get("$defs"); defs != nil {
+		for i, k := range defs.keys {
+			if _, err := c.Compile(id + "#/$defs/" + escapePointer(k)); err != nil {
+				line, col := position(data, defs.vals[i].offset)
+				return &SchemaError{File: name, Line: line, Col: col, Pointer: defs.vals[i].ptr, Msg: err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
+type resolver struct {
+	name    string
+	data    []byte
+	root    *node
+	model   *Model
+	defs    *node
+	structs map[string]*StructDef
+	unions  map[string]*UnionDef
+	enums   map[string]*Enum
+	arrays  map[string]*NamedArray
+	mixins  map[string]bool
+}
+
+func (r *resolver) errAt(n *node, format string, args ...any) error {
+	line, col := position(r.data, n.offset)
+	return &SchemaError{File: r.name, Line: line, Col: col, Pointer: n.ptr, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Keywords the generator understands. Anything else is an error, so a new
+// keyword in the schema cannot be silently ignored.
+var (
+	rootKeywords = []string{"$schema", "$id", "title", "description", "$ref", "$defs",
+		"x-agui-protocol-version", "x-agui-entities", "x-agui-rules", "x-agui-error-codes"}
+	defKeywords = []string{"$anchor", "description", "type", "allOf", "oneOf", "properties", "required",
+		"unevaluatedProperties", "additionalProperties", "items", "enum", "pattern",
+		"x-agui-lifecycle", "x-agui-attribution", "x-agui-proto", "x-agui-discriminator",
+		"x-agui-format", "x-agui-go-embed"}
+	propKeywords = []string{"description", "type", "$ref", "const", "enum", "not", "oneOf", "items",
+		"minimum", "maximum", "minItems", "additionalProperties", "default", "contentEncoding",
+		"x-agui-proto-field", "x-agui-null-tolerated", "x-agui-go-type"}
+)
+
+func (r *resolver) checkKeywords(n *node, allowed []string) error {
+	for i, k := range n.keys {
+		if !slices.Contains(allowed, k) {
+			return r.errAt(n.vals[i], "unsupported keyword %q", k)
+		}
+	}
+	return nil
+}
+
+func (r *resolver) resolve() error {
+	if err := r.checkKeywords(r.root, rootKeywords); err != nil {
+		return err
+	}
+	r.defs = r.root.get("$defs")
+	if r.defs == nil {
+		return r.errAt(r.root, "missing $defs")
+	}
+	if v := r.root.get("x-agui-protocol-version"); v != nil && v.kind == '"' {
+		r.model.Version = v.str
+	} else {
+		return r.errAt(r.root, "missing x-agui-protocol-version")
+	}
+	if err := r.readRootAnnotations(); err != nil {
+		return err
+	}
+	// Mixins are the definitions other definitions compose through allOf.
+	r.mixins = map[string]bool{}
+	for _, d := range r.defs.vals {
+		for _, a := range r.allOf(d) {
+			r.mixins[a] = true
+		}
+	}
+	// First pass: create every named type so references can be resolved in
+	// any order. Second pass: fill in fields and variants.
+	for i, name := range r.defs.keys {
+		if err := r.declare(name, r.defs.vals[i]); err != nil {
+			return err
+		}
+	}
+	// Unions first, so every struct knows its discriminator when its
+	// fields are resolved.
+	for _, union := range []bool{true, false} {
+		for i, name := range r.defs.keys {
+			if _, isUnion := r.unions[name]; isUnion != union {
+				continue
+			}
+			if err := r.define(name, r.defs.vals[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return r.finishEvents()
+}
+
+func (r *resolver) allOf(d *node) []string {
+	var out []string
+	if a := d.get("allOf"); a != nil {
+		for _, v := range a.vals {
+			if ref := v.get("$ref"); ref != nil {
+				out = append(out, strings.TrimPrefix(ref.str, "#/$defs/"))
+			}
+		}
+	}
+	return out
+}
+
+func (r *resolver) def(name string) *node { return r.defs.get(name) }
+
+// declare creates the named Go type a definition becomes, if any.
+func (r *resolver) declare(name string, d *node) error {
+	if d.kind != '{' {
+		return r.errAt(d, "a definition must be an object")
+	}
+	if err := r.checkKeywords(d, defKeywords); err != nil {
+		return err
+	}
+	if a := d.get("$anchor"); a == nil || a.str != name {
+		return r.errAt(d, "definition %q must carry $anchor %q", name, name)
+	}
+	doc := ""
+	if x := d.get("description"); x != nil {
+		doc = x.str
+	}
+	typ := ""
+	if t := d.get("type"); t != nil {
+		typ = t.str
+	}
+	switch {
+	case d.get("oneOf") != nil:
+		disc := d.get("x-agui-discriminator")
+		if disc == nil || disc.kind != '"' {
+			return r.errAt(d, "a union needs x-agui-discriminator naming its discriminating property")
+		}
+		u := &UnionDef{Name: name, GoName: goTypeName(name), Doc: doc, Disc: disc.str}
+		r.unions[name] = u
+		r.model.Unions = append(r.model.Unions, u)
+	case typ == "string" && d.get("enum") != nil:
+		e := &Enum{Name: name, GoName: goTypeName(name), Doc: doc, Defined: true}
+		for _, v := range d.get("enum").vals {
+			e.Values = append(e.Values, EnumValue{Wire: v.str, GoName: e.GoName + goEnumName(v.str)})
+		}
+		r.enums[name] = e
+		r.model.Enums = append(r.model.Enums, e)
+		if name == "EventType" {
+			r.model.EventType = e
+		}
+	case typ == "array":
+		a := &NamedArray{Name: name, GoName: goTypeName(name), Doc: doc}
+		r.arrays[name] = a
+		r.model.Arrays = append(r.model.Arrays, a)
+	case typ == "object" && isOpenMap(d):
+		// Metadata-like: an open object, represented as raw JSON.
+	case typ == "object":
+		if r.mixins[name] {
+			if emb := d.get("x-agui-go-embed"); emb != nil {
+				s := &StructDef{Name: name, GoName: emb.str, Doc: doc}
+				r.structs[name] = s
+				r.model.Embed = s
+			}
+			return nil
+		}
+		s := &StructDef{Name: name, GoName: goTypeName(name), Doc: doc}
+		if uv := d.get("unevaluatedProperties"); uv == nil || uv.kind != 'b' || uv.b {
+			s.Open = true
+		}
+		if d.get("x-agui-lifecycle") != nil {
+			s.GoName = goTypeName(strings.TrimSuffix(name, "Event"))
+			s.Event = &EventInfo{}
+		}
+		r.structs[name] = s
+		r.model.Structs = append(r.model.Structs, s)
+	case typ == "string" || typ == "":
+		// Aliases (SubagentRunId, JsonPointer, State) are inlined where used.
+	default:
+		return r.errAt(d, "cannot map definition of type %q", typ)
+	}
+	return nil
+}
+
+func isOpenMap(d *node) bool {
+	ap := d.get("additionalProperties")
+	return ap != nil && ap.kind == 'b' && ap.b && d.get("properties") == nil
+}
+
+func (r *resolver) define(name string, d *node) error {
+	if u, ok := r.unions[name]; ok {
+		for _, v := range d.get("oneOf").vals {
+			ref := v.get("$ref")
+			if ref == nil {
+				return r.errAt(v, "union members must be $refs")
+			}
+			target := strings.TrimPrefix(ref.str, "#/$defs/")
+			s, ok := r.structs[target]
+			if !ok {
+				return r.errAt(ref, "union member %q is not an object definition", ref.str)
+			}
+			u.Variants = append(u.Variants, s)
+			s.Unions = append(s.Unions, u)
+		}
+		if name == "Event" {
+			r.model.EventUnion = u
+		}
+		return nil
+	}
+	if a, ok := r.arrays[name]; ok {
+		t, err := r.typeOf(d.get("items"), d)
+		if err != nil {
+			return err
+		}
+		a.Elem = t
+		return nil
+	}
+	s, ok := r.structs[name]
+	if !ok {
+		return nil
+	}
+	fields, err := r.fields(d, s)
+	if err != nil {
+		return err
+	}
+	s.Fields = fields
+	for _, f := range fields {
+		if f.Required && !f.IsConst {
+			s.Required++
+		}
+	}
+	if s.Event != nil {
+		return r.eventInfo(d, s)
+	}
+	return nil
+}
+
+// fields collects a struct's properties: its own in schema order, then those
+// of its allOf mixins in allOf order. A property a definition redeclares (a
+// const role over BaseMessage's string role) keeps the definition's version.
+func (r *resolver) fields(d *node, s *StructDef) ([]*Field, error) {
+	required := map[string]bool{}
+	if req := d.get("required"); req != nil {
+		for _, v := range req.vals {
+			required[v.str] = true
+		}
+	}
+	var out []*Field
+	seen := map[string]bool{}
+	add := func(props *node, embedded bool) error {
+		if props == nil {
+			return nil
+		}
+		for i, k := range props.keys {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			f, err := r.field(k, props.vals[i])
+			if err != nil {
+				return err
+			}
+			f.Required = required[k]
+			f.Embedded = embedded
+			out = append(out, f)
+		}
+		return nil
+	}
+	if err := add(d.get("properties"), false); err != nil {
+		return nil, err
+	}
+	for _, mixin := range r.allOf(d) {
+		md := r.def(mixin)
+		if md == nil {
+			return nil, r.errAt(d.get("allOf"), "allOf names unknown definition %q", mixin)
+		}
+		if len(r.allOf(md)) > 0 { // BaseMessage composes Attributable
+			for _, inner := range r.allOf(md) {
+				if err := add(r.def(inner).get("properties"), false); err != nil {
+					return nil, err
+				}
+			}
+		}
+		emb := r.structs[mixin]
+		if emb != nil && emb == r.model.Embed {
+			s.Embeds = emb
+			if emb.Fields == nil {
+				ef, err := r.fields(md, emb)
+				if err != nil {
+					return nil, err
+				}
+				emb.Fields = ef
+			}
+			for _, f := range emb.Fields {
+				seen[f.JSON] = true
+			}
+			continue
+		}
+		if mreq := md.get("required"); mreq != nil {
+			for _, v := range mreq.vals {
+				if !seen[v.str] {
+					required[v.str] = true
+				}
+			}
+		}
+		if err := add(md.get("properties"), false); err != nil {
+			return nil, err
+		}
+	}
+	for k := range required {
+		if !seen[k] {
+			return nil, r.errAt(d.get("required"), "required property %q is not declared", k)
+		}
+	}
+	// The discriminating constant goes first on the wire.
+	for i, f := range out {
+		if f.IsConst && f.JSON == discOf(s) {
+			s.Disc = f
+			out = append([]*Field{f}, append(out[:i:i], out[i+1:]...)...)
+			break
+		}
+	}
+	return out, nil
+}
+
+// discOf guesses the discriminator before unions are linked: events and parts
+// use "type", messages "role", patch operations "op".
+func discOf(s *StructDef) string {
+	for _, u := range s.Unions {
+		return u.Disc
+	}
+	return "type"
+}
+
+func (r *resolver) field(name string, p *node) (*Field, error) {
+	if p.kind != '{' {
+		return nil, r.errAt(p, "property schema must be an object")
+	}
+	if err := r.checkKeywords(p, propKeywords); err != nil {
+		return nil, err
+	}
+	f := &Field{JSON: name, GoName: goFieldName(name), Ptr: p.ptr}
+	if x := p.get("description"); x != nil {
+		f.Doc = x.str
+	}
+	if x := p.get("x-agui-proto-field"); x != nil {
+		n, err := strconv.Atoi(x.str)
+		if err != nil || n <= 0 {
+			return nil, r.errAt(x, "x-agui-proto-field must be a positive integer")
+		}
+		f.ProtoField = n
+	}
+	if x := p.get("x-agui-null-tolerated"); x != nil {
+		switch {
+		case x.kind == 'b':
+			f.NullTolerated = x.b
+		case x.kind == '"' && x.str == "always":
+			f.NullTolerated, f.NullAlways = true, true
+		default:
+			return nil, r.errAt(x, `x-agui-null-tolerated must be a boolean or "always"`)
+		}
+	}
+	if c := p.get("const"); c != nil {
+		if c.kind != '"' {
+			return nil, r.errAt(c, "only string constants are supported")
+		}
+		f.Const, f.IsConst = c.str, true
+		f.Type = &TypeRef{Kind: KindString}
+		return f, nil
+	}
+	if e := p.get("enum"); e != nil {
+		goName := ""
+		if x := p.get("x-agui-go-type"); x != nil {
+			goName = x.str
+		} else {
+			return nil, r.errAt(p, "an inline enum needs x-agui-go-type to name its Go type")
+		}
+		en := &Enum{Name: goName, GoName: goName, Doc: f.Doc, Defined: true}
+		for _, v := range e.vals {
+			en.Values = append(en.Values, EnumValue{Wire: v.str, GoName: goName + goEnumName(v.str)})
+		}
+		r.model.Enums = append(r.model.Enums, en)
+		f.Type = &TypeRef{Kind: KindEnum, Enum: en}
+		return f, nil
+	}
+	t, err := r.typeOf(p, p)
+	if err != nil {
+		return nil, err
+	}
+	f.Type = t
+	return f, nil
+}
+
+// typeOf maps a schema to a Go representation.
+func (r *resolver) typeOf(p, at *node) (*TypeRef, error) {
+	if p == nil {
+		return nil, r.errAt(at, "missing schema")
+	}
+	notNull := false
+	if n := p.get("not"); n != nil {
+		if t := n.get("type"); t == nil || t.str != "null" || len(n.keys) != 1 {
+			return nil, r.errAt(n, `only {"not": {"type": "null"}} is supported`)
+		}
+		notNull = true
+	}
+	if ref := p.get("$ref"); ref != nil {
+		name := strings.TrimPrefix(ref.str, "#/$defs/")
+		d := r.def(name)
+		if d == nil || !strings.HasPrefix(ref.str, "#/$defs/") {
+			return nil, r.errAt(ref, "unresolvable $ref %q", ref.str)
+		}
+		switch {
+		case r.structs[name] != nil:
+			return &TypeRef{Kind: KindStruct, Struct: r.structs[name]}, nil
+		case r.unions[name] != nil:
+			return &TypeRef{Kind: KindUnion, Union: r.unions[name]}, nil
+		case r.enums[name] != nil:
+			return &TypeRef{Kind: KindEnum, Enum: r.enums[name]}, nil
+		case r.arrays[name] != nil:
+			a := r.arrays[name]
+			t, err := r.typeOf(d.get("items"), d)
+			if err != nil {
+				return nil, err
+			}
+			return &TypeRef{Kind: KindArray, Elem: t, Named: a}, nil
+		case isOpenMap(d):
+			return &TypeRef{Kind: KindRawObject}, nil
+		}
+		// An alias: resolve the definition's own schema in place.
+		t, err := r.typeOf(d, d)
+		if err != nil {
+			return nil, err
+		}
+		if notNull && t.Kind == KindRaw {
+			t.Kind = KindRawNotNull
+		}
+		if f := d.get("x-agui-format"); f != nil {
+			t.Format = f.str
+		}
+		return t, nil
+	}
+	if o := p.get("oneOf"); o != nil {
+		// The one inline union the protocol has: a string or a list of
+		// content parts.
+		if len(o.vals) == 2 {
+			a, b := o.vals[0], o.vals[1]
+			if t := a.get("type"); t != nil && t.str == "string" {
+				if t2 := b.get("type"); t2 != nil && t2.str == "array" {
+					if ref := b.get("items").get("$ref"); ref != nil && strings.HasSuffix(ref.str, "/ContentPart") {
+						return &TypeRef{Kind: KindContent}, nil
+					}
+				}
+			}
+		}
+		return nil, r.errAt(o, "unsupported inline oneOf")
+	}
+	typ := ""
+	if t := p.get("type"); t != nil {
+		typ = t.str
+	}
+	switch typ {
+	case "string":
+		return &TypeRef{Kind: KindString}, nil
+	case "boolean":
+		return &TypeRef{Kind: KindBool}, nil
+	case "integer":
+		t := &TypeRef{Kind: KindInt}
+		for _, k := range []string{"minimum", "maximum"} {
+			if x := p.get(k); x != nil {
+				v, err := strconv.ParseInt(x.str, 10, 64)
+				if err != nil {
+					return nil, r.errAt(x, "%s must be an integer", k)
+				}
+				if k == "minimum" {
+					t.Min = &v
+				} else {
+					t.Max = &v
+				}
+			}
+		}
+		if t.Min == nil || t.Max == nil {
+			return nil, r.errAt(p, "integers need minimum and maximum (the protocol keeps them within the safe range)")
+		}
+		return t, nil
+	case "array":
+		elem, err := r.typeOf(p.get("items"), p)
+		if err != nil {
+			return nil, err
+		}
+		t := &TypeRef{Kind: KindArray, Elem: elem}
+		if x := p.get("minItems"); x != nil {
+			t.MinItems, _ = strconv.Atoi(x.str)
+		}
+		return t, nil
+	case "object":
+		if isOpenMap(p) {
+			return &TypeRef{Kind: KindRawObject}, nil
+		}
+		return nil, r.errAt(p, "inline objects are not supported; define them under $defs")
+	case "":
+		if notNull {
+			return &TypeRef{Kind: KindRawNotNull}, nil
+		}
+		return &TypeRef{Kind: KindRaw}, nil
+	}
+	return nil, r.errAt(p, "unsupported type %q", typ)
+}
+
+var lifecycleActions = []string{"open", "continue", "close", "fail", "chunk", "answer", "upsert", "mutate", "annotate", "seed", "none"}
+
+func (r *resolver) eventInfo(d *node, s *StructDef) error {
+	ev := s.Event
+	if s.Disc == nil || s.Disc.JSON != "type" {
+		return r.errAt(d, "an event needs a constant type property")
+	}
+	ev.Wire = s.Disc.Const
+	life := d.get("x-agui-lifecycle")
+	if life.kind != '{' {
+		return r.errAt(life, "x-agui-lifecycle must be an object")
+	}
+	for i, k := range life.keys {
+		v := life.vals[i]
+		switch k {
+		case "action":
+			if !slices.Contains(lifecycleActions, v.str) {
+				return r.errAt(v, "unknown lifecycle action %q (one of %s)", v.str, strings.Join(lifecycleActions, ", "))
+			}
+			ev.Action = v.str
+		case "entity":
+			if !slices.ContainsFunc(r.model.Entities, func(e Entity) bool { return e.Kind == v.str }) {
+				return r.errAt(v, "unknown entity kind %q (declare it in x-agui-entities)", v.str)
+			}
+			ev.Entity = v.str
+		case "id":
+			for _, f := range s.Fields {
+				if f.JSON == v.str {
+					ev.IDField = f
+				}
+			}
+			if ev.IDField == nil || ev.IDField.Type.Kind != KindString {
+				return r.errAt(v, "lifecycle id %q is not a string property of %s", v.str, s.Name)
+			}
+		default:
+			return r.errAt(v, "unknown x-agui-lifecycle member %q", k)
+		}
+	}
+	if ev.Action == "" {
+		return r.errAt(life, "x-agui-lifecycle needs an action")
+	}
+	attr := d.get("x-agui-attribution")
+	if attr == nil {
+		return r.errAt(d, "an event needs x-agui-attribution (tag, identity or none)")
+	}
+	ev.Attribution = attr.str
+	for _, f := range s.Fields {
+		if f.JSON == "subagentRunId" {
+			ev.TagField = f
+		}
+	}
+	switch ev.Attribution {
+	case "tag":
+		if ev.TagField == nil || ev.TagField.Required {
+			return r.errAt(attr, "attribution %q needs an optional subagentRunId", ev.Attribution)
+		}
+	case "identity":
+		if ev.TagField == nil || !ev.TagField.Required {
+			return r.errAt(attr, "attribution %q needs a required subagentRunId", ev.Attribution)
+		}
+	case "none":
+		if ev.TagField != nil {
+			return r.errAt(attr, "attribution none, but the event has subagentRunId")
+		}
+	default:
+		return r.errAt(attr, "unknown attribution %q (tag, identity or none)", ev.Attribution)
+	}
+	pr := d.get("x-agui-proto")
+	if pr == nil {
+		return r.errAt(d, "an event needs x-agui-proto with its enum value and oneof field")
+	}
+	for i, k := range pr.keys {
+		n, err := strconv.Atoi(pr.vals[i].str)
+		if err != nil {
+			return r.errAt(pr.vals[i], "x-agui-proto.%s must be an integer", k)
+		}
+		switch k {
+		case "enum":
+			ev.ProtoEnum = n
+		case "oneof":
+			ev.ProtoOneof = n
+		case "subagentRunId":
+			if ev.TagField == nil {
+				return r.errAt(pr.vals[i], "x-agui-proto.subagentRunId on an event without subagentRunId")
+			}
+			ev.TagField.ProtoField = n
+		default:
+			return r.errAt(pr.vals[i], "unknown x-agui-proto member %q", k)
+		}
+	}
+	return nil
+}
+
+// finishEvents orders events by the EventType enum and checks that the enum,
+// the Event union and the event definitions agree.
+func (r *resolver) finishEvents() error {
+	et, eu := r.model.EventType, r.model.EventUnion
+	if et == nil || eu == nil {
+		return r.errAt(r.defs, "the schema needs an EventType enum and an Event union")
+	}
+	byWire := map[string]*StructDef{}
+	for _, s := range eu.Variants {
+		if s.Event == nil {
+			return r.errAt(r.def(s.Name), "Event member %s has no x-agui-lifecycle", s.Name)
+		}
+		byWire[s.Event.Wire] = s
+	}
+	for _, v := range et.Values {
+		s, ok := byWire[v.Wire]
+		if !ok {
+			return r.errAt(r.def("EventType"), "EventType %q has no event definition in the Event union", v.Wire)
+		}
+		s.Event.ConstName = v.GoName
+		r.model.Events = append(r.model.Events, s)
+		delete(byWire, v.Wire)
+	}
+	for w, s := range byWire {
+		return r.errAt(r.def(s.Name), "event type %q is missing from the EventType enum", w)
+	}
+	return nil
+}
+
+func (r *resolver) readRootAnnotations() error {
+	strs := func(n *node, keys ...string) ([]string, error) {
+		out := make([]string, len(keys))
+		for i, k := range keys {
+			v := n.get(k)
+			if v == nil || v.kind != '"' {
+				if k == "plural" {
+					continue
+				}
+				return nil, r.errAt(n, "missing string member %q", k)
+			}
+			out[i] = v.str
+		}
+		return out, nil
+	}
+	if ents := r.root.get("x-agui-entities"); ents != nil {
+		for _, e := range ents.vals {
+			v, err := strs(e, "kind", "noun", "plural")
+			if err != nil {
+				return err
+			}
+			r.model.Entities = append(r.model.Entities, Entity{Kind: v[0], GoName: goFieldName(v[0]), Noun: v[1], Plural: v[2]})
+		}
+	}
+	if rules := r.root.get("x-agui-rules"); rules != nil {
+		for _, e := range rules.vals {
+			v, err := strs(e, "id", "name", "description")
+			if err != nil {
+				return err
+			}
+			r.model.Rules = append(r.model.Rules, Rule{ID: v[0], GoName: v[1], Description: v[2]})
+		}
+	}
+	if codes := r.root.get("x-agui-error-codes"); codes != nil {
+		for _, e := range codes.vals {
+			v, err := strs(e, "code", "name", "description")
+			if err != nil {
+				return err
+			}
+			r.model.ErrorCodes = append(r.model.ErrorCodes, ErrorCode{Code: v[0], GoName: v[1], Description: v[2]})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,152 @@
+package generator
+
+// The model is the schema resolved for Go: every node already carries the Go
+// name it will have, so emitters never look at raw JSON. Slices keep schema
+// order; emitting in that order makes output deterministic.
+
+// Model is a resolved schema.
+type Model struct {
+	Source  string // schema path as given, recorded in file headers
+	Hash    string // sha256 of the schema bytes, hex
+	Version string // x-agui-protocol-version
+
+	Events     []*StructDef // event structs, in EventType enum order
+	EventType  *Enum     // the EventType enum
+	EventUnion *UnionDef    // the Event union
+	Structs    []*StructDef // every struct that becomes a Go type, in $defs order (events included)
+	Unions     []*UnionDef
+	Enums      []*Enum
+	Arrays     []*NamedArray
+	Embed      *StructDef // the mixin emitted as an embedded struct (EventBase)
+
+	Entities   []Entity
+	Rules      []Rule
+	ErrorCodes []ErrorCode
+}
+
+// Kind says how a value is represented in Go.
+type Kind int
+
+const (
+	KindString     Kind = iota // string
+	KindInt                    // int64 with bounds
+	KindBool                   // bool
+	KindRaw                    // json.RawMessage, any JSON including null
+	KindRawNotNull             // json.RawMessage, any JSON except null
+	KindRawObject              // json.RawMessage holding an object
+	KindEnum                   // named string type
+	KindStruct                 // generated struct
+	KindUnion                  // sealed interface
+	KindArray                  // slice of Elem
+	KindContent                // agui.Content: a string or a list of content parts
+)
+
+// Type is the resolved type of a field or array element.
+type TypeRef struct {
+	Kind     Kind
+	Enum     *Enum
+	Struct   *StructDef
+	Union    *UnionDef
+	Elem     *TypeRef
+	Named    *NamedArray // set when the array has a named Go type
+	Min, Max *int64      // integer bounds
+	MinItems int         // arrays
+	Format   string      // "json-pointer" for strings that must be pointers
+}
+
+// Field is one property of a struct.
+type Field struct {
+	JSON          string
+	GoName        string
+	Doc           string
+	Type          *TypeRef
+	Required      bool
+	NullTolerated bool   // lenient decoding turns a legacy null into absence
+	NullAlways    bool   // strict decoding does too: a permanent tolerance
+	Const         string // fixed value (discriminators and constant members)
+	IsConst       bool
+	Embedded      bool // lives in the embedded struct (EventBase)
+	ProtoField    int
+	Ptr           string // JSON Pointer of the property in the schema, for errors
+}
+
+// Struct is a closed or open object definition.
+type StructDef struct {
+	Name     string // definition name in the schema
+	GoName   string
+	Doc      string
+	Fields   []*Field // wire order: discriminator, own properties, then mixins'
+	Open     bool     // keeps unknown members (JSON Patch operations)
+	Embeds   *StructDef  // embedded mixin (EventBase), if any
+	Disc     *Field   // the discriminating constant, when the struct is a union variant
+	Unions   []*UnionDef // unions it belongs to
+	Event    *EventInfo
+	Required int // number of required non-const fields
+}
+
+// EventInfo is what an event definition adds.
+type EventInfo struct {
+	Wire        string // e.g. TEXT_MESSAGE_CONTENT
+	ConstName   string // Go name of the EventType constant
+	Action      string // lifecycle action
+	Entity      string // entity kind, "" when none
+	IDField     *Field // the field naming the entity, nil when none
+	Attribution string // tag, identity or none
+	TagField    *Field // subagentRunId, nil when not attributable
+	ProtoEnum   int
+	ProtoOneof  int
+}
+
+// Union is a oneOf of object definitions told apart by one constant member.
+type UnionDef struct {
+	Name     string
+	GoName   string
+	Doc      string
+	Disc     string // discriminator property
+	Variants []*StructDef
+}
+
+// Enum is a closed set of strings.
+type Enum struct {
+	Name    string
+	GoName  string
+	Doc     string
+	Values  []EnumValue
+	Defined bool // emitted as its own type (false for EventType's inline use)
+}
+
+// EnumValue is one member of an Enum.
+type EnumValue struct {
+	Wire   string
+	GoName string
+}
+
+// NamedArray is an array definition that gets a Go slice type (JSONPatch).
+type NamedArray struct {
+	Name   string
+	GoName string
+	Doc    string
+	Elem   *TypeRef
+}
+
+// Entity is a kind of thing the verifier tracks.
+type Entity struct {
+	Kind   string
+	GoName string
+	Noun   string
+	Plural string
+}
+
+// Rule is one ordering rule of the verifier.
+type Rule struct {
+	ID          string
+	GoName      string
+	Description string
+}
+
+// ErrorCode is one stable error code.
+type ErrorCode struct {
+	Code        string
+	GoName      string
+	Description string
+}

@@ -1,0 +1,73 @@
+// Package spectest locates the shared AG-UI 1.0 test data (the official
+// schema, its fixtures and the conformance streams) for tests. The data lives
+// beside the repository in ../shared/agui-spec and is never copied into it.
+package spectest
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Dir returns the agui-spec/1.0 directory. It looks for ../shared/agui-spec
+// beside the module root (the directory holding go.mod), or uses
+// $AGUI_SPEC_DIR when set.
+func Dir() (string, error) {
+	if d := os.Getenv("AGUI_SPEC_DIR"); d != "" {
+		return filepath.Join(d, "1.0"), nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			spec := filepath.Join(dir, "..", "shared", "agui-spec", "1.0")
+			if _, err := os.Stat(filepath.Join(spec, "schema.json")); err != nil {
+				return "", fmt.Errorf("spectest: AG-UI test data not found at %s (set AGUI_SPEC_DIR): %w", spec, err)
+			}
+			return spec, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("spectest: no go.mod above %s", wd)
+		}
+	}
+}
+
+// Fixture is one single-document schema fixture.
+type Fixture struct {
+	Definition string // the $anchor it is validated against, e.g. "RunAgentInput"
+	Valid      bool   // from its folder: valid/ or invalid/
+	Path       string // absolute path
+	Name       string // path relative to the fixtures folder
+}
+
+// Fixtures lists every document named in fixtures/MANIFEST.txt.
+func Fixtures() ([]Fixture, error) {
+	dir, err := Dir()
+	if err != nil {
+		return nil, err
+	}
+	root := filepath.Join(dir, "fixtures")
+	f, err := os.Open(filepath.Join(root, "MANIFEST.txt"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Fixture
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.Split(line, "/")
+		if len(parts) != 3 || (parts[1] != "valid" && parts[1] != "invalid") {
+			return nil, fmt.Errorf("spectest: unexpected manifest line %q", line)
+		}
+		out = append(out, Fixture{Definition: parts[0], Valid: parts[1] == "valid", Path: filepath.Join(root, line), Name: line})
+	}
+	return out, sc.Err()
+}
