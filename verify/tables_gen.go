@@ -3,7 +3,10 @@
 
 package verify
 
-import "github.com/agui-go/sdk/agui"
+import (
+	"github.com/agui-go/sdk/agui"
+	"strconv"
+)
 
 // Rule is one ordering rule of the verifier. Values are stable and only ever appended;
 // String gives the rule's kebab-case id and Describe one sentence about it.
@@ -43,6 +46,22 @@ func _() {
 
 var ruleIDs = [...]string{RunEnded: "run-ended", DuplicateRunStarted: "duplicate-run-started", DuplicateStart: "duplicate-start", NotOpen: "not-open", UnknownId: "unknown-id", OutOfOrder: "out-of-order", OpenAtFinish: "open-at-finish", OwnerMismatch: "owner-mismatch"}
 var ruleDescriptions = [...]string{RunEnded: "no event may follow RUN_FINISHED or RUN_ERROR", DuplicateRunStarted: "a run starts once", DuplicateStart: "an entity cannot be opened while it is already open", NotOpen: "content and terminators require a matching start", UnknownId: "a tool result must answer a tool call this run introduced", OutOfOrder: "a tool result must come after its call's TOOL_CALL_END", OpenAtFinish: "RUN_FINISHED requires everything opened in the run to be closed, subagents included", OwnerMismatch: "only the subagent that opened an entity may continue, close or reopen it"}
+
+// String returns the rule's stable kebab-case id, such as "not-open".
+func (r Rule) String() string {
+	if int(r) < len(ruleIDs) && ruleIDs[r] != "" {
+		return ruleIDs[r]
+	}
+	return "rule(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Describe states the rule in one sentence.
+func (r Rule) Describe() string {
+	if int(r) < len(ruleDescriptions) {
+		return ruleDescriptions[r]
+	}
+	return ""
+}
 
 // Rules returns every rule in order.
 func Rules() []Rule {

@@ -46,6 +46,17 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 			g.Id(r.GoName).Op(":").Lit(r.Description)
 		}
 	})
+	f.Comment("String returns the rule's stable kebab-case id, such as \"not-open\".")
+	f.Func().Params(Id("r").Id("Rule")).Id("String").Params().String().Block(
+		If(Int().Call(Id("r")).Op("<").Len(Id("ruleIDs")).Op("&&").Id("ruleIDs").Index(Id("r")).Op("!=").Lit("")).Block(
+			Return(Id("ruleIDs").Index(Id("r")))),
+		Return(Lit("rule(").Op("+").Qual("strconv", "Itoa").Call(Int().Call(Id("r"))).Op("+").Lit(")")),
+	)
+	f.Comment("Describe states the rule in one sentence.")
+	f.Func().Params(Id("r").Id("Rule")).Id("Describe").Params().String().Block(
+		If(Int().Call(Id("r")).Op("<").Len(Id("ruleDescriptions"))).Block(Return(Id("ruleDescriptions").Index(Id("r")))),
+		Return(Lit("")),
+	)
 	f.Comment("Rules returns every rule in order.")
 	f.Func().Id("Rules").Params().Index().Id("Rule").Block(
 		Return(Index().Id("Rule").ValuesFunc(func(g *Group) {
