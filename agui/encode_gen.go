@@ -8,9 +8,7 @@ import "strconv"
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *TextMessageStart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *TextMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	if v.Role != nil {
@@ -39,9 +37,7 @@ func (v *TextMessageStart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *TextMessageContent) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *TextMessageContent) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	dst = append(dst, ",\"delta\":"...)
@@ -61,9 +57,7 @@ func (v *TextMessageContent) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *TextMessageEnd) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *TextMessageEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	if v.SubagentRunID != nil {
@@ -81,9 +75,7 @@ func (v *TextMessageEnd) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *TextMessageChunk) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *TextMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_CHUNK\""...)
 	if v.MessageID != nil {
 		dst = append(dst, ",\"messageId\":"...)
@@ -119,9 +111,7 @@ func (v *TextMessageChunk) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ToolCallStart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ToolCallStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TOOL_CALL_START\",\"toolCallId\":"...)
 	dst = appendString(dst, v.ToolCallID)
 	dst = append(dst, ",\"toolCallName\":"...)
@@ -145,9 +135,7 @@ func (v *ToolCallStart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ToolCallArgs) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ToolCallArgs) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TOOL_CALL_ARGS\",\"toolCallId\":"...)
 	dst = appendString(dst, v.ToolCallID)
 	dst = append(dst, ",\"delta\":"...)
@@ -167,9 +155,7 @@ func (v *ToolCallArgs) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ToolCallEnd) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ToolCallEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TOOL_CALL_END\",\"toolCallId\":"...)
 	dst = appendString(dst, v.ToolCallID)
 	if v.SubagentRunID != nil {
@@ -187,9 +173,7 @@ func (v *ToolCallEnd) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ToolCallChunk) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ToolCallChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TOOL_CALL_CHUNK\""...)
 	if v.ToolCallID != nil {
 		dst = append(dst, ",\"toolCallId\":"...)
@@ -222,9 +206,7 @@ func (v *ToolCallChunk) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ToolCallResult) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ToolCallResult) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"TOOL_CALL_RESULT\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	dst = append(dst, ",\"toolCallId\":"...)
@@ -255,9 +237,7 @@ func (v *ToolCallResult) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *StateSnapshot) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *StateSnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"STATE_SNAPSHOT\",\"snapshot\":"...)
 	if v.Snapshot == nil {
 		dst = append(dst, "null"...)
@@ -282,9 +262,7 @@ func (v *StateSnapshot) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *StateDelta) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *StateDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"STATE_DELTA\",\"delta\":"...)
 	dst, err = appendJSONPatchOperationList(dst, v.Delta)
 	if err != nil {
@@ -305,9 +283,7 @@ func (v *StateDelta) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *MessagesSnapshot) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *MessagesSnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"MESSAGES_SNAPSHOT\",\"messages\":"...)
 	dst, err = appendMessageList(dst, v.Messages)
 	if err != nil {
@@ -324,9 +300,7 @@ func (v *MessagesSnapshot) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ActivitySnapshot) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ActivitySnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"ACTIVITY_SNAPSHOT\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	dst = append(dst, ",\"activityType\":"...)
@@ -358,9 +332,7 @@ func (v *ActivitySnapshot) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ActivityDelta) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ActivityDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"ACTIVITY_DELTA\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	dst = append(dst, ",\"activityType\":"...)
@@ -385,9 +357,7 @@ func (v *ActivityDelta) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *Raw) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *Raw) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"RAW\",\"event\":"...)
 	if v.Event == nil {
 		dst = append(dst, "null"...)
@@ -416,9 +386,7 @@ func (v *Raw) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *Custom) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *Custom) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"CUSTOM\",\"name\":"...)
 	dst = appendString(dst, v.Name)
 	dst = append(dst, ",\"value\":"...)
@@ -445,9 +413,7 @@ func (v *Custom) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *RunStarted) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *RunStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"RUN_STARTED\",\"threadId\":"...)
 	dst = appendString(dst, v.ThreadID)
 	dst = append(dst, ",\"runId\":"...)
@@ -478,9 +444,7 @@ func (v *RunStarted) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *RunFinished) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *RunFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"RUN_FINISHED\",\"threadId\":"...)
 	dst = appendString(dst, v.ThreadID)
 	dst = append(dst, ",\"runId\":"...)
@@ -517,9 +481,7 @@ func (v *RunFinished) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *RunError) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *RunError) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"RUN_ERROR\",\"message\":"...)
 	dst = appendString(dst, v.Message)
 	if v.Code != nil {
@@ -544,9 +506,7 @@ func (v *RunError) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *StepStarted) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *StepStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"STEP_STARTED\",\"stepName\":"...)
 	dst = appendString(dst, v.StepName)
 	if v.SubagentRunID != nil {
@@ -564,9 +524,7 @@ func (v *StepStarted) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *StepFinished) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *StepFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"STEP_FINISHED\",\"stepName\":"...)
 	dst = appendString(dst, v.StepName)
 	if v.SubagentRunID != nil {
@@ -584,9 +542,7 @@ func (v *StepFinished) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningStart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"REASONING_START\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	if v.SubagentRunID != nil {
@@ -604,9 +560,7 @@ func (v *ReasoningStart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningMessageStart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_START\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	dst = append(dst, ",\"role\":\"reasoning\""...)
@@ -625,9 +579,7 @@ func (v *ReasoningMessageStart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningMessageContent) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningMessageContent) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_CONTENT\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	dst = append(dst, ",\"delta\":"...)
@@ -647,9 +599,7 @@ func (v *ReasoningMessageContent) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningMessageEnd) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningMessageEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_END\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	if v.SubagentRunID != nil {
@@ -667,9 +617,7 @@ func (v *ReasoningMessageEnd) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningMessageChunk) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_CHUNK\""...)
 	if v.MessageID != nil {
 		dst = append(dst, ",\"messageId\":"...)
@@ -694,9 +642,7 @@ func (v *ReasoningMessageChunk) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningEnd) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"REASONING_END\",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	if v.SubagentRunID != nil {
@@ -714,9 +660,7 @@ func (v *ReasoningEnd) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningEncryptedValue) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningEncryptedValue) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"REASONING_ENCRYPTED_VALUE\",\"subtype\":"...)
 	if !v.Subtype.Valid() {
 		return dst, encodeError("ReasoningEncryptedValue", "subtype", errEnum(string(v.Subtype)))
@@ -741,9 +685,7 @@ func (v *ReasoningEncryptedValue) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *SubagentStarted) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *SubagentStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"SUBAGENT_STARTED\",\"subagentRunId\":"...)
 	dst = appendString(dst, v.SubagentRunID)
 	dst = append(dst, ",\"name\":"...)
@@ -775,9 +717,7 @@ func (v *SubagentStarted) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *SubagentFinished) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *SubagentFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"SUBAGENT_FINISHED\",\"subagentRunId\":"...)
 	dst = appendString(dst, v.SubagentRunID)
 	if v.Result != nil {
@@ -805,9 +745,7 @@ func (v *SubagentFinished) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *SubagentError) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *SubagentError) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"SUBAGENT_ERROR\",\"subagentRunId\":"...)
 	dst = appendString(dst, v.SubagentRunID)
 	dst = append(dst, ",\"message\":"...)
@@ -827,9 +765,7 @@ func (v *SubagentError) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *RunFinishedSuccessOutcome) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *RunFinishedSuccessOutcome) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"success\""...)
 	if v.PendingToolCallIDs != nil {
 		dst = append(dst, ",\"pendingToolCallIds\":"...)
@@ -845,9 +781,7 @@ func (v *RunFinishedSuccessOutcome) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *RunFinishedInterruptOutcome) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *RunFinishedInterruptOutcome) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"interrupt\",\"interrupts\":"...)
 	if len(v.Interrupts) < 1 {
 		return dst, encodeError("RunFinishedInterruptOutcome", "interrupts", errMinItems(1))
@@ -863,9 +797,7 @@ func (v *RunFinishedInterruptOutcome) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *RunFinishedCancelledOutcome) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *RunFinishedCancelledOutcome) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"cancelled\"}"...)
 	return dst, nil
 }
@@ -873,9 +805,7 @@ func (v *RunFinishedCancelledOutcome) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *SubagentFinishedSuccessOutcome) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *SubagentFinishedSuccessOutcome) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"success\"}"...)
 	return dst, nil
 }
@@ -883,9 +813,7 @@ func (v *SubagentFinishedSuccessOutcome) AppendJSON(dst []byte) ([]byte, error) 
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *SubagentFinishedSuspendedOutcome) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *SubagentFinishedSuspendedOutcome) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"suspended\""...)
 	if v.InterruptIDs != nil {
 		dst = append(dst, ",\"interruptIds\":"...)
@@ -901,9 +829,7 @@ func (v *SubagentFinishedSuspendedOutcome) AppendJSON(dst []byte) ([]byte, error
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *Interrupt) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *Interrupt) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"id\":"...)
 	dst = appendString(dst, v.ID)
 	dst = append(dst, ",\"reason\":"...)
@@ -945,9 +871,7 @@ func (v *Interrupt) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ResumeEntry) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ResumeEntry) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"interruptId\":"...)
 	dst = appendString(dst, v.InterruptID)
 	dst = append(dst, ",\"status\":"...)
@@ -976,9 +900,7 @@ func (v *ResumeEntry) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *TokenUsage) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *TokenUsage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Provider != nil {
 		dst = append(dst, "\"provider\":"...)
@@ -1037,9 +959,7 @@ func (v *TokenUsage) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *DeveloperMessage) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"role\":\"developer\",\"content\":"...)
 	dst = appendString(dst, v.Content)
 	if v.SubagentRunID != nil {
@@ -1070,9 +990,7 @@ func (v *DeveloperMessage) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *SystemMessage) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"role\":\"system\",\"content\":"...)
 	dst = appendString(dst, v.Content)
 	if v.SubagentRunID != nil {
@@ -1103,9 +1021,7 @@ func (v *SystemMessage) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *AssistantMessage) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"role\":\"assistant\""...)
 	if v.Content != nil {
 		dst = append(dst, ",\"content\":"...)
@@ -1146,9 +1062,7 @@ func (v *AssistantMessage) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *UserMessage) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *UserMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"role\":\"user\",\"content\":"...)
 	dst, err = appendContent(dst, v.Content)
 	if err != nil {
@@ -1182,9 +1096,7 @@ func (v *UserMessage) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ToolMessage) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ToolMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"role\":\"tool\",\"id\":"...)
 	dst = appendString(dst, v.ID)
 	dst = append(dst, ",\"content\":"...)
@@ -1220,9 +1132,7 @@ func (v *ToolMessage) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ActivityMessage) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ActivityMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"role\":\"activity\",\"id\":"...)
 	dst = appendString(dst, v.ID)
 	dst = append(dst, ",\"activityType\":"...)
@@ -1253,9 +1163,7 @@ func (v *ActivityMessage) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningMessage) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"role\":\"reasoning\",\"id\":"...)
 	dst = appendString(dst, v.ID)
 	dst = append(dst, ",\"content\":"...)
@@ -1282,9 +1190,7 @@ func (v *ReasoningMessage) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ToolCall) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ToolCall) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"function\",\"id\":"...)
 	dst = appendString(dst, v.ID)
 	dst = append(dst, ",\"function\":"...)
@@ -1310,9 +1216,7 @@ func (v *ToolCall) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *FunctionCall) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *FunctionCall) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"name\":"...)
 	dst = appendString(dst, v.Name)
 	dst = append(dst, ",\"arguments\":"...)
@@ -1324,9 +1228,7 @@ func (v *FunctionCall) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *TextPart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *TextPart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"text\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
@@ -1348,9 +1250,7 @@ func (v *TextPart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ImagePart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ImagePart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"image\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
@@ -1378,9 +1278,7 @@ func (v *ImagePart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *AudioPart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *AudioPart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"audio\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
@@ -1408,9 +1306,7 @@ func (v *AudioPart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *VideoPart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *VideoPart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"video\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
@@ -1438,9 +1334,7 @@ func (v *VideoPart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *DocumentPart) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *DocumentPart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"document\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
@@ -1468,9 +1362,7 @@ func (v *DocumentPart) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *DataSource) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *DataSource) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"data\",\"value\":"...)
 	dst = appendString(dst, v.Value)
 	dst = append(dst, ",\"mimeType\":"...)
@@ -1482,9 +1374,7 @@ func (v *DataSource) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *URLSource) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *URLSource) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"url\",\"value\":"...)
 	dst = appendString(dst, v.Value)
 	if v.MimeType != nil {
@@ -1498,9 +1388,7 @@ func (v *URLSource) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *FileSource) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *FileSource) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"file\",\"value\":"...)
 	dst = appendString(dst, v.Value)
 	if v.Provider != nil {
@@ -1518,9 +1406,7 @@ func (v *FileSource) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *Context) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *Context) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"description\":"...)
 	dst = appendString(dst, v.Description)
 	dst = append(dst, ",\"value\":"...)
@@ -1532,9 +1418,7 @@ func (v *Context) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *Tool) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *Tool) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"name\":"...)
 	dst = appendString(dst, v.Name)
 	dst = append(dst, ",\"description\":"...)
@@ -1560,9 +1444,7 @@ func (v *Tool) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *RunAgentInput) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *RunAgentInput) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"threadId\":"...)
 	dst = appendString(dst, v.ThreadID)
 	dst = append(dst, ",\"runId\":"...)
@@ -1622,9 +1504,7 @@ func (v *RunAgentInput) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *SubagentInfo) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *SubagentInfo) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"name\":"...)
 	dst = appendString(dst, v.Name)
 	if v.Description != nil {
@@ -1638,9 +1518,7 @@ func (v *SubagentInfo) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *IdentityCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *IdentityCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Name != nil {
 		dst = append(dst, "\"name\":"...)
@@ -1680,9 +1558,7 @@ func (v *IdentityCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *TransportCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *TransportCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Streaming != nil {
 		dst = append(dst, "\"streaming\":"...)
@@ -1711,9 +1587,7 @@ func (v *TransportCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ToolsCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ToolsCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Supported != nil {
 		dst = append(dst, "\"supported\":"...)
@@ -1741,9 +1615,7 @@ func (v *ToolsCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *OutputCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *OutputCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.StructuredOutput != nil {
 		dst = append(dst, "\"structuredOutput\":"...)
@@ -1763,9 +1635,7 @@ func (v *OutputCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *StateCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *StateCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Snapshots != nil {
 		dst = append(dst, "\"snapshots\":"...)
@@ -1790,9 +1660,7 @@ func (v *StateCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *MultiAgentCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *MultiAgentCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Supported != nil {
 		dst = append(dst, "\"supported\":"...)
@@ -1820,9 +1688,7 @@ func (v *MultiAgentCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReasoningCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReasoningCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Supported != nil {
 		dst = append(dst, "\"supported\":"...)
@@ -1843,9 +1709,7 @@ func (v *ReasoningCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *MultimodalInputCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *MultimodalInputCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Image != nil {
 		dst = append(dst, "\"image\":"...)
@@ -1874,9 +1738,7 @@ func (v *MultimodalInputCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *MultimodalOutputCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *MultimodalOutputCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Image != nil {
 		dst = append(dst, "\"image\":"...)
@@ -1893,9 +1755,7 @@ func (v *MultimodalOutputCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *MultimodalCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *MultimodalCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Input != nil {
 		dst = append(dst, "\"input\":"...)
@@ -1918,9 +1778,7 @@ func (v *MultimodalCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ExecutionCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ExecutionCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.CodeExecution != nil {
 		dst = append(dst, "\"codeExecution\":"...)
@@ -1951,9 +1809,7 @@ func (v *ExecutionCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *HumanInTheLoopCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *HumanInTheLoopCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Supported != nil {
 		dst = append(dst, "\"supported\":"...)
@@ -1986,9 +1842,7 @@ func (v *HumanInTheLoopCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *AgentCapabilities) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *AgentCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Identity != nil {
 		dst = append(dst, "\"identity\":"...)
@@ -2074,9 +1928,7 @@ func (v *AgentCapabilities) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *AddOperation) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *AddOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"op\":\"add\",\"path\":"...)
 	if !validJSONPointer(v.Path) {
 		return dst, encodeError("AddOperation", "path", errPointer)
@@ -2102,9 +1954,7 @@ func (v *AddOperation) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *RemoveOperation) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *RemoveOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"op\":\"remove\",\"path\":"...)
 	if !validJSONPointer(v.Path) {
 		return dst, encodeError("RemoveOperation", "path", errPointer)
@@ -2121,9 +1971,7 @@ func (v *RemoveOperation) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *ReplaceOperation) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *ReplaceOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"op\":\"replace\",\"path\":"...)
 	if !validJSONPointer(v.Path) {
 		return dst, encodeError("ReplaceOperation", "path", errPointer)
@@ -2149,9 +1997,7 @@ func (v *ReplaceOperation) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *MoveOperation) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *MoveOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"op\":\"move\",\"from\":"...)
 	if !validJSONPointer(v.From) {
 		return dst, encodeError("MoveOperation", "from", errPointer)
@@ -2173,9 +2019,7 @@ func (v *MoveOperation) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *CopyOperation) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *CopyOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"op\":\"copy\",\"from\":"...)
 	if !validJSONPointer(v.From) {
 		return dst, encodeError("CopyOperation", "from", errPointer)
@@ -2197,9 +2041,7 @@ func (v *CopyOperation) AppendJSON(dst []byte) ([]byte, error) {
 // AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
-func (v *TestOperation) AppendJSON(dst []byte) ([]byte, error) {
-	var err error
-	_ = err
+func (v *TestOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"op\":\"test\",\"path\":"...)
 	if !validJSONPointer(v.Path) {
 		return dst, encodeError("TestOperation", "path", errPointer)
@@ -2223,9 +2065,7 @@ func (v *TestOperation) AppendJSON(dst []byte) ([]byte, error) {
 }
 
 // appendJSON appends the members of b that are present, each after a comma.
-func (v *EventBase) appendJSON(dst []byte, typ string) ([]byte, error) {
-	var err error
-	_ = err
+func (v *EventBase) appendJSON(dst []byte, typ string) (_ []byte, err error) {
 	if v.Timestamp != nil {
 		dst = append(dst, ",\"timestamp\":"...)
 		if *v.Timestamp < int64(-9007199254740991) || *v.Timestamp > int64(9007199254740991) {

@@ -465,8 +465,8 @@ const (
 	intOverflow        // an integer, but outside int64
 )
 
-// numberToInt interprets a validated JSON number exactly (no float rounding):
-// 1, -3, 1.0, 1e3 and 150e-2... are integers when their decimal value is.
+// numberToInt interprets a validated JSON number exactly, with no float
+// rounding: 1, -3, 1.0, 1e3 and 1.5e1 are integers, 1.5 and 150e-2 are not.
 // Huge exponents saturate instead of overflowing, so 1e999999999999 is
 // reported as out of range, not wrapped.
 func numberToInt(num []byte) (int64, int) {
@@ -564,11 +564,11 @@ func numberToInt(num []byte) (int64, int) {
 // ---------------------------------------------------------------------------
 
 // pathElem is one step of the JSON Pointer of the value being decoded: an
-// object member (isKey) or an array index.
+// object member (index < 0) or an array index. Kept to 32 bytes so the
+// decoder with its inline stacks stays in a small, cheap size class.
 type pathElem struct {
 	key   []byte // member name; aliases the input or a key() allocation
-	index int    // array index when isKey is false
-	isKey bool
+	index int    // array index, or -1 for a member
 }
 
 // decoder is the cursor that generated decoding code drives. It reads
@@ -605,8 +605,12 @@ type decoder struct {
 	scratch  []byte     // reused for unescaping strings that are compared, not kept
 	warnings []Warning
 
-	startsBuf [16]int
-	pathBuf   [16]pathElem
+	// Inline backing arrays for starts and path: typical AG-UI documents
+	// nest about six levels, so these avoid further allocations, while the
+	// whole decoder stays under 512 bytes (a cheap allocation for the Go
+	// runtime). Deeper documents just grow the slices.
+	startsBuf [8]int
+	pathBuf   [8]pathElem
 }
 
 // newDecoder returns a cursor at the start of data. lenient selects the
@@ -636,7 +640,7 @@ func (d *decoder) ws() byte {
 // push enters the member key of the current object for error paths. key is
 // kept by reference; the slices key() returns stay valid for the decode.
 func (d *decoder) push(key []byte) {
-	d.path = append(d.path, pathElem{key: key, isKey: true})
+	d.path = append(d.path, pathElem{key: key, index: -1})
 }
 
 // pushIndex enters element i of the current array for error paths.
@@ -661,7 +665,7 @@ func (d *decoder) pointer() string {
 func appendPointer(b []byte, path []pathElem) string {
 	for _, e := range path {
 		b = append(b, '/')
-		if !e.isKey {
+		if e.index >= 0 {
 			b = strconv.AppendInt(b, int64(e.index), 10)
 			continue
 		}
@@ -1040,7 +1044,7 @@ func (d *decoder) findString(name string) (val string, found bool, err error) {
 			}
 			// Error path: report at /…/name with a throw-away cursor, so
 			// this decoder's position and mark stay untouched.
-			path := append(append([]pathElem(nil), d.path...), pathElem{key: []byte(name), isKey: true})
+			path := append(append([]pathElem(nil), d.path...), pathElem{key: []byte(name), index: -1})
 			look := &decoder{data: data, pos: i, starts: d.starts, path: path}
 			_, err := look.str() // fails: not a string, or a malformed one
 			return "", true, err

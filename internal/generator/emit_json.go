@@ -101,9 +101,7 @@ func (e *emitter) emitAppend(f *File, s *StructDef) {
 	f.Comment("AppendJSON appends the compact JSON encoding of v to dst. It fails, naming the member,")
 	f.Comment("when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,")
 	f.Comment("invalid raw JSON, a missing union value, a list below its minimum length.")
-	f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("AppendJSON").Params(Id("dst").Index().Byte()).Params(Index().Byte(), Error()).BlockFunc(func(g *Group) {
-		g.Var().Id("err").Error()
-		g.Id("_").Op("=").Id("err")
+	f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("AppendJSON").Params(Id("dst").Index().Byte()).Params(Id("_").Index().Byte(), Err().Error()).BlockFunc(func(g *Group) {
 		var lit literal
 		lit.add("{")
 		state := 0 // 0: nothing written, 1: maybe written, 2: written
@@ -130,9 +128,7 @@ func (e *emitter) emitAppend(f *File, s *StructDef) {
 // they always follow the discriminator, so each starts with a comma.
 func (e *emitter) emitAppendBase(f *File, s *StructDef) {
 	f.Comment("appendJSON appends the members of b that are present, each after a comma.")
-	f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("appendJSON").Params(Id("dst").Index().Byte(), Id("typ").String()).Params(Index().Byte(), Error()).BlockFunc(func(g *Group) {
-		g.Var().Id("err").Error()
-		g.Id("_").Op("=").Id("err")
+	f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("appendJSON").Params(Id("dst").Index().Byte(), Id("typ").String()).Params(Id("_").Index().Byte(), Err().Error()).BlockFunc(func(g *Group) {
 		var lit literal
 		state := 2
 		for _, fl := range s.Fields {

@@ -42,6 +42,9 @@ func LoadBytes(name string, data []byte) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := checkRefs(name, data, root); err != nil {
+		return nil, err
+	}
 	if err := validateSchema(name, data, root); err != nil {
 		return nil, err
 	}
@@ -83,6 +86,31 @@ func validateSchema(name string, data []byte, root *node) error {
 		}
 	}
 	return nil
+}
+
+// checkRefs proves every $ref names a definition, and says where one does
+// not; the validator would also fail, but without a position in the file.
+func checkRefs(name string, data []byte, root *node) error {
+	defs := root.get("$defs")
+	var walk func(n *node) error
+	walk = func(n *node) error {
+		if n.kind == '{' {
+			if ref := n.get("$ref"); ref != nil {
+				target, ok := strings.CutPrefix(ref.str, "#/$defs/")
+				if !ok || defs.get(target) == nil {
+					line, col := position(data, ref.offset)
+					return &SchemaError{File: name, Line: line, Col: col, Pointer: ref.ptr, Msg: fmt.Sprintf("$ref %q names no definition under $defs", ref.str)}
+				}
+			}
+		}
+		for _, v := range n.vals {
+			if err := walk(v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(root)
 }
 
 type resolver struct {
