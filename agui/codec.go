@@ -149,9 +149,9 @@ var (
 	errPointer = errors.New("not a JSON Pointer (RFC 6901)")
 )
 
-func errConst(want string) error   { return fmt.Errorf("must be %q", want) }
-func errEnum(got string) error     { return fmt.Errorf("unknown value %q", got) }
-func errMinItems(n int) error      { return fmt.Errorf("needs at least %d item(s)", n) }
+func errConst(want string) error { return fmt.Errorf("must be %q", want) }
+func errEnum(got string) error   { return fmt.Errorf("unknown value %q", got) }
+func errMinItems(n int) error    { return fmt.Errorf("needs at least %d item(s)", n) }
 func errNilElement(list string, i int) error {
 	return fmt.Errorf("agui: encode %s list: element %d is nil", list, i)
 }

@@ -16,7 +16,7 @@ func (e *emitter) emitCodes(f *File) {
 	f.Const().DefsFunc(func(g *Group) {
 		for _, c := range e.m.ErrorCodes {
 			g.Comment(fmt.Sprintf("Code%s (%s): %s.", c.GoName, c.Code, c.Description))
-			g.Id("Code"+c.GoName).Id("ErrorCode").Op("=").Lit(c.Code)
+			g.Id("Code" + c.GoName).Id("ErrorCode").Op("=").Lit(c.Code)
 		}
 	})
 	f.Comment("ErrorCodes returns the codes this SDK produces, in schema order.")

@@ -258,7 +258,7 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 					Return(Id("dst"), Id("encodeError").Call(name, Lit(fl.JSON), Id("errMinItems").Call(Lit(t.MinItems)))))
 			}
 			lit.flush(b)
-			b.List(Id("dst"), Err()).Op("=").Id("append" + listName(t.Elem) + "List").Call(Id("dst"), x)
+			b.List(Id("dst"), Err()).Op("=").Id("append"+listName(t.Elem)+"List").Call(Id("dst"), x)
 			b.Add(passErr())
 		case KindContent:
 			lit.flush(b)

@@ -219,7 +219,7 @@ func (e *emitter) emitConstructor(f *File, s *StructDef) {
 		doc += " with its required members " + strings.Join(names, ", ")
 	}
 	f.Comment(doc + ".")
-	f.Func().Id("New"+s.GoName).Params(params...).Op("*").Id(s.GoName).Block(
+	f.Func().Id("New" + s.GoName).Params(params...).Op("*").Id(s.GoName).Block(
 		Return(Op("&").Id(s.GoName).Values(DictFunc(func(d Dict) {
 			for i, fl := range req {
 				d[Id(fl.GoName)] = Id(names[i])

@@ -11,7 +11,7 @@ type Model struct {
 	Version string // x-agui-protocol-version
 
 	Events     []*StructDef // event structs, in EventType enum order
-	EventType  *Enum     // the EventType enum
+	EventType  *Enum        // the EventType enum
 	EventUnion *UnionDef    // the Event union
 	Structs    []*StructDef // every struct that becomes a Go type, in $defs order (events included)
 	Unions     []*UnionDef
@@ -75,10 +75,10 @@ type StructDef struct {
 	Name     string // definition name in the schema
 	GoName   string
 	Doc      string
-	Fields   []*Field // wire order: discriminator, own properties, then mixins'
-	Open     bool     // keeps unknown members (JSON Patch operations)
+	Fields   []*Field    // wire order: discriminator, own properties, then mixins'
+	Open     bool        // keeps unknown members (JSON Patch operations)
 	Embeds   *StructDef  // embedded mixin (EventBase), if any
-	Disc     *Field   // the discriminating constant, when the struct is a union variant
+	Disc     *Field      // the discriminating constant, when the struct is a union variant
 	Unions   []*UnionDef // unions it belongs to
 	Event    *EventInfo
 	Required int // number of required non-const fields
