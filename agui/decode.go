@@ -1,5 +1,31 @@
 package agui
 
+import "sync"
+
+// Decoders are pooled: a decoder carries its stacks inline (about half a
+// kilobyte), and reusing one makes a decode cost only what it produces.
+var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
+
+func getDecoder(data []byte, lenient bool) *decoder {
+	d := decoderPool.Get().(*decoder)
+	scratch := d.scratch[:0]
+	*d = decoder{data: data, lenient: lenient, scratch: scratch}
+	d.starts = d.startsBuf[:0]
+	d.path = d.pathBuf[:0]
+	return d
+}
+
+// putDecoder returns d to the pool, dropping every reference to the input
+// and to what was decoded. Decoders that grew large are left to the GC.
+func putDecoder(d *decoder) {
+	if cap(d.scratch) > 64<<10 || cap(d.path) > 64 {
+		return
+	}
+	scratch := d.scratch[:0]
+	*d = decoder{scratch: scratch}
+	decoderPool.Put(d)
+}
+
 // DecodeEvent decodes one event strictly. See the package documentation for
 // what strict means.
 func DecodeEvent(data []byte) (Event, error) {
@@ -14,7 +40,8 @@ func DecodeEventLenient(data []byte) (Event, []Warning, error) {
 }
 
 func decodeEvent(data []byte, lenient bool) (Event, []Warning, error) {
-	d := newDecoder(data, lenient)
+	d := getDecoder(data, lenient)
+	defer putDecoder(d)
 	ev, err := decodeEventUnion(d)
 	if err == nil {
 		err = d.end()
@@ -42,7 +69,8 @@ func DecodeRunAgentInputLenient(data []byte) (*RunAgentInput, []Warning, error) 
 }
 
 func decodeInput(data []byte, lenient bool) (*RunAgentInput, []Warning, error) {
-	d := newDecoder(data, lenient)
+	d := getDecoder(data, lenient)
+	defer putDecoder(d)
 	in := new(RunAgentInput)
 	err := in.decodeJSON(d)
 	if err == nil {

@@ -1,0 +1,95 @@
+package agui
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/agui-go/sdk/internal/spectest"
+)
+
+// seedFixtures adds every shared fixture of the given definitions (valid and
+// invalid) to the fuzz corpus.
+func seedFixtures(f *testing.F, keep func(def string) bool) {
+	fixtures, err := spectest.Fixtures()
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, fx := range fixtures {
+		if !keep(fx.Definition) {
+			continue
+		}
+		data, err := os.ReadFile(fx.Path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+}
+
+// FuzzDecodeEvent: decoding never panics; what strict decoding accepts
+// re-encodes, decodes again and re-encodes to the same bytes; what lenient
+// decoding accepts re-encodes to a document strict decoding accepts (the
+// repairs leave nothing the schema rejects).
+func FuzzDecodeEvent(f *testing.F) {
+	seedFixtures(f, func(def string) bool { return def != "RunAgentInput" && def != "Message" })
+	f.Add([]byte(`{"type":"FUTURE","x":[1,{"y":null}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if ev, err := DecodeEvent(data); err == nil {
+			out := mustAppend(t, ev)
+			ev2, err := DecodeEvent(out)
+			if err != nil {
+				t.Fatalf("our own encoding does not decode: %v\n%s", err, out)
+			}
+			if out2 := mustAppend(t, ev2); !bytes.Equal(out, out2) {
+				t.Fatalf("unstable:\n%s\n%s", out, out2)
+			}
+		}
+		if ev, _, err := DecodeEventLenient(data); err == nil {
+			out := mustAppend(t, ev)
+			if _, err := DecodeEvent(out); err != nil {
+				t.Fatalf("lenient result is not strictly valid: %v\n%s\nfrom %s", err, out, data)
+			}
+		}
+	})
+}
+
+// FuzzDecodeRunAgentInput is FuzzDecodeEvent for request bodies.
+func FuzzDecodeRunAgentInput(f *testing.F) {
+	seedFixtures(f, func(def string) bool { return def == "RunAgentInput" })
+	f.Add([]byte(`{"threadId":"t","runId":"r","state":null,"messages":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if in, err := DecodeRunAgentInput(data); err == nil {
+			out, err := in.AppendJSON(nil)
+			if err != nil {
+				t.Fatalf("decoded input does not encode: %v", err)
+			}
+			in2, err := DecodeRunAgentInput(out)
+			if err != nil {
+				t.Fatalf("our own encoding does not decode: %v\n%s", err, out)
+			}
+			out2, _ := in2.AppendJSON(nil)
+			if !bytes.Equal(out, out2) {
+				t.Fatalf("unstable:\n%s\n%s", out, out2)
+			}
+		}
+		if in, _, err := DecodeRunAgentInputLenient(data); err == nil {
+			out, err := in.AppendJSON(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := DecodeRunAgentInput(out); err != nil {
+				t.Fatalf("lenient result is not strictly valid: %v\n%s", err, out)
+			}
+		}
+	})
+}
+
+func mustAppend(t *testing.T, ev Event) []byte {
+	t.Helper()
+	out, err := ev.AppendJSON(nil)
+	if err != nil {
+		t.Fatalf("a decoded event does not encode: %v", err)
+	}
+	return out
+}

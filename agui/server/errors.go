@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agui-go/sdk/agui"
+)
+
+// Causes of cancellation. The run's context is cancelled with one of these
+// (see [context.Cause]), and the CANCELLED or DISCONNECTED [*Error] that emits
+// return afterwards wraps it, so errors.Is(err, ErrClientDisconnected) tells a
+// vanished client from a deadline.
+var (
+	// ErrClientDisconnected: the HTTP client went away (the request context
+	// ended, or writing to it failed).
+	ErrClientDisconnected = errors.New("agui/server: client disconnected")
+	// ErrDeadline: the run outlived the deadline configured with [WithTimeout].
+	ErrDeadline = errors.New("agui/server: run deadline exceeded")
+	// ErrConsumerStopped: the consumer of [Run] or [Runner.Events] stopped
+	// pulling (broke out of the range loop).
+	ErrConsumerStopped = errors.New("agui/server: consumer stopped reading the event stream")
+	// ErrRunEnded: something was emitted after the run's terminal event.
+	ErrRunEnded = errors.New("agui/server: the run has already ended")
+	// ErrAlreadyStarted: a [Runner] (or the sequence returned by [Run]) was
+	// started a second time. A run happens once; its runId is never reused.
+	ErrAlreadyStarted = errors.New("agui/server: the run was already started")
+	// ErrNoInterrupts: an interrupt outcome carried no interrupt.
+	ErrNoInterrupts = errors.New("agui/server: an interrupt outcome needs at least one interrupt")
+)
+
+// Error is the one error type of this package. Every failure that ends a run
+// is an *Error, and its Code and Message are what the terminal RUN_ERROR
+// carries.
+//
+// The set of codes is open on purpose: a caller branches on the few codes it
+// cares about (usually through [IsCancelled] and [IsDisconnected]) and lets
+// the rest flow, so a new code breaks no caller. Events, by contrast, are a
+// closed set; docs/DESIGN.md explains the asymmetry.
+//
+// errors.Is and errors.As reach the wrapped cause: the [*verify.Error] of a
+// PROTOCOL_VIOLATION, the agent's own error of an AGENT_ERROR, the
+// cancellation cause ([ErrClientDisconnected], [ErrDeadline], …) of a
+// CANCELLED.
+type Error struct {
+	Code    agui.ErrorCode // stable, machine-readable; travels in RUN_ERROR.code
+	Message string         // human-readable; travels in RUN_ERROR.message
+	Err     error          // the cause; may be nil
+}
+
+// Error returns the message, exactly as the RUN_ERROR event carries it.
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// AgentError wraps a failure of the agent's own code. Its message reads
+// "agent error: <cause>" and its code is AGENT_ERROR. A nil cause gives the
+// message "agent error".
+func AgentError(cause error) *Error {
+	msg := "agent error"
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return &Error{Code: agui.CodeAgentError, Message: msg, Err: cause}
+}
+
+// AgentErrorf is [AgentError] of fmt.Errorf(format, args...); %w wraps as
+// usual. AgentErrorf("the weather service is down") reads
+// "agent error: the weather service is down".
+func AgentErrorf(format string, args ...any) *Error {
+	return AgentError(fmt.Errorf(format, args...))
+}
+
+// ProtocolError reports a value a core type rejects, such as an interrupt
+// outcome with no interrupts. Its code is PROTOCOL.
+func ProtocolError(cause error) *Error {
+	return &Error{Code: agui.CodeProtocol, Message: "protocol error: " + cause.Error(), Err: cause}
+}
+
+// SerializationError reports state, tool arguments, a tool result or an event
+// member that could not round-trip through JSON. Its code is SERIALIZATION.
+func SerializationError(cause error) *Error {
+	return &Error{Code: agui.CodeSerialization, Message: "serialization error: " + cause.Error(), Err: cause}
+}
+
+// IsCancelled reports whether err says the run was cancelled: an [*Error]
+// with code CANCELLED anywhere in its chain, or a context cancellation
+// (context.Canceled, context.DeadlineExceeded) that an agent passed through.
+// It does not mean that something broke: it means stop, nobody is waiting.
+func IsCancelled(err error) bool {
+	var e *Error
+	if errors.As(err, &e) && e.Code == agui.CodeCancelled {
+		return true
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// IsDisconnected reports whether err is an [*Error] with code DISCONNECTED:
+// the consumer stopped reading the stream. Like [IsCancelled], it means stop,
+// nobody is listening.
+func IsDisconnected(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == agui.CodeDisconnected
+}
+
+// cancelledError is the error every emit returns once the run's context is
+// done; cause is context.Cause of that context.
+func cancelledError(cause error) *Error {
+	msg := "run cancelled"
+	if cause != nil && cause != context.Canceled {
+		msg += ": " + trimPrefix(cause.Error())
+	}
+	return &Error{Code: agui.CodeCancelled, Message: msg, Err: cause}
+}
+
+// disconnectedError is the error every emit returns once the consumer is gone.
+func disconnectedError(cause error) *Error {
+	msg := "consumer disconnected"
+	if cause != nil {
+		msg += ": " + trimPrefix(cause.Error())
+	}
+	return &Error{Code: agui.CodeDisconnected, Message: msg, Err: cause}
+}
+
+// violationError wraps a verification failure.
+func violationError(cause error) *Error {
+	return &Error{Code: agui.CodeProtocolViolation, Message: cause.Error(), Err: cause}
+}
+
+// trimPrefix drops this package's "agui/server: " prefix from a sentinel's
+// text when it is embedded in a message meant for the client.
+func trimPrefix(s string) string {
+	const p = "agui/server: "
+	if len(s) > len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}
+
+// PanicError is the cause of an AGENT_PANIC [*Error]: the value the agent
+// panicked with and the stack at the panic. The stack is also logged; it is
+// never sent to the client.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (p *PanicError) Error() string { return fmt.Sprintf("agui/server: agent panicked: %v", p.Value) }
+
+// asRunError turns whatever an agent returned into the *Error its RUN_ERROR
+// reports. runCtx is the run's context: a bare context error that an agent
+// passes through after cancellation counts as the cancellation itself.
+func asRunError(runCtx context.Context, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if runCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return cancelledError(context.Cause(runCtx))
+	}
+	return AgentError(err)
+}
