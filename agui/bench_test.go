@@ -86,6 +86,7 @@ var (
 func stdMessages() []stdMessage {
 	var ms []stdMessage
 	for _, m := range benchMessages {
+		//agui:nonexhaustive the benchmark builds only these three roles
 		switch m := m.(type) {
 		case *UserMessage:
 			s, _ := m.Content.Text()

@@ -1,0 +1,51 @@
+# Every target runs from a fresh clone with only Go (and, for the interop
+# tests, Node and npm) installed. `make check` is what CI runs.
+
+GO       ?= go
+FUZZTIME ?= 20s
+BENCH    ?= .
+COUNT    ?= 6
+
+.PHONY: all generate check-generated vet lint test check bench fuzz demo
+
+all: check
+
+# Regenerate every generated file from schema/events.json.
+generate:
+	$(GO) generate ./...
+
+# Fail when regeneration would change a committed file.
+check-generated: generate
+	git diff --exit-code -- agui verify
+
+vet:
+	$(GO) vet ./...
+
+# The exhaustive-switch analyzer over the whole repository.
+lint:
+	$(GO) run ./cmd/agui-exhaustive ./...
+
+test:
+	$(GO) test -race ./...
+
+# What CI runs: generated files current, vet and lint clean, tests green.
+check: check-generated vet lint test
+
+# Benchmarks, summarised with benchstat (figures are ratios against the
+# encoding/json baselines measured in the same run).
+bench:
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) ./... | tee bench.txt
+	$(GO) run golang.org/x/perf/cmd/benchstat bench.txt
+
+# Run every fuzz target for FUZZTIME each.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$target"; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+# Serve the demo agent and exercise it end to end.
+demo:
+	$(GO) run ./cmd/agui demo

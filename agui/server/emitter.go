@@ -1,0 +1,316 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/verify"
+)
+
+// emitter is the one place events pass through on their way out of a run. It
+// serialises emission from any number of goroutines with one mutex; under it,
+// each event is checked against the run's liveness, encoded into a reused
+// buffer, observed by the verifier and handed to the sink, so the verifier
+// sees exactly the order the consumer receives.
+//
+// Emission after the run's context is done fails with CANCELLED; after the
+// sink failed (the consumer left) with DISCONNECTED; after the terminal event
+// with PROTOCOL_VIOLATION (or PROTOCOL when verification is compiled out).
+type emitter struct {
+	mu sync.Mutex
+
+	ctx         context.Context // the run's context
+	cancel      context.CancelCauseFunc
+	parent      context.Context // the context the run was started under
+	parentCause func() error    // the cause to report when parent is done
+
+	verifier verify.Server
+	sink     sink
+	// retain is true when the sink keeps events after deliver returns (a
+	// channel to another goroutine, a recording). Otherwise the streaming hot
+	// paths reuse one event value per type and allocate nothing.
+	retain         bool
+	prefix, suffix string // framing around each event's JSON in out
+	out            []byte // encoded frames; the sink decides when to reset it
+	frame          int    // where the frame being delivered starts in out
+
+	ended  bool  // the terminal event was sent (or the run was abandoned)
+	broken error // non-nil once the sink failed: the cause of DISCONNECTED
+
+	// Reused events for the streaming hot paths; only touched under mu and
+	// only when !retain.
+	text      agui.TextMessageContent
+	args      agui.ToolCallArgs
+	reasoning agui.ReasoningMessageContent
+}
+
+// sink receives verified events, one at a time, with the emitter's mutex held.
+type sink interface {
+	// deliver hands ev to the consumer; e.out[e.frame:] holds its framed
+	// encoding. A non-nil error means the consumer is gone for good; it
+	// becomes the cause of the DISCONNECTED error and of the run's
+	// cancellation.
+	deliver(e *emitter, ev agui.Event) error
+}
+
+var (
+	errNilEvent     = errors.New("agui/server: nil event")
+	errDriverOwned  = errors.New("agui/server: RUN_STARTED, RUN_FINISHED and RUN_ERROR are emitted by the driver; return an Outcome or an error instead")
+	errRunNotActive = errors.New("agui/server: the run was abandoned before it started")
+)
+
+// cancelCause returns the cause of the run's cancellation, or nil while the run
+// is live. Cancellation of the parent context is applied here synchronously,
+// so an emit right after the parent was cancelled already fails.
+func (e *emitter) cancelCause() error {
+	if e.ctx.Err() == nil {
+		if e.parent.Err() == nil {
+			return nil
+		}
+		e.cancel(e.parentCause())
+	}
+	return context.Cause(e.ctx)
+}
+
+// check says whether ev may be emitted now. Called with mu held.
+func (e *emitter) check(ev agui.Event) error {
+	if e.broken != nil {
+		return disconnectedError(e.broken)
+	}
+	if e.ended {
+		if err := e.verifier.Observe(ev); err != nil {
+			return violationError(err)
+		}
+		return ProtocolError(ErrRunEnded)
+	}
+	if cause := e.cancelCause(); cause != nil {
+		return cancelledError(cause)
+	}
+	return nil
+}
+
+// emit is Emitter.Emit: any event but the three the driver owns.
+func (e *emitter) emit(ev agui.Event) error {
+	if ev == nil {
+		return ProtocolError(errNilEvent)
+	}
+	if t := ev.Type(); t == agui.EventTypeRunStarted || t == agui.EventTypeRunFinished || t == agui.EventTypeRunError {
+		return ProtocolError(errDriverOwned)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.check(ev); err != nil {
+		return err
+	}
+	return e.send(ev, true)
+}
+
+// send encodes, verifies and delivers ev. With verified false a rejection by
+// the verifier is ignored (used for the terminal RUN_ERROR, which must go out
+// even after an earlier violation made the verifier reject everything).
+// Called with mu held.
+func (e *emitter) send(ev agui.Event, verified bool) error {
+	start := len(e.out)
+	e.out = append(e.out, e.prefix...)
+	out, err := ev.AppendJSON(e.out)
+	if err != nil {
+		e.out = e.out[:start]
+		return SerializationError(err)
+	}
+	e.out = out
+	if err := e.verifier.Observe(ev); err != nil && verified {
+		e.out = e.out[:start]
+		return violationError(err)
+	}
+	e.out = append(e.out, e.suffix...)
+	e.frame = start
+	if err := e.sink.deliver(e, ev); err != nil {
+		e.fail(err)
+		return disconnectedError(err)
+	}
+	return nil
+}
+
+// fail records that the consumer is gone and, unless the run already ended,
+// cancels the run with the same cause. Called with mu held.
+func (e *emitter) fail(cause error) {
+	if e.broken != nil {
+		return
+	}
+	e.broken = cause
+	if !e.ended {
+		e.cancel(cause)
+	}
+}
+
+// disconnect is fail for a consumer that noticed it is leaving.
+func (e *emitter) disconnect(cause error) {
+	e.mu.Lock()
+	e.fail(cause)
+	e.mu.Unlock()
+}
+
+// The three streaming hot paths. Each builds its event in place when the sink
+// does not retain events, so a delta costs no allocation.
+
+func (e *emitter) textContent(id, delta string, tag *string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ev *agui.TextMessageContent
+	if e.retain {
+		ev = &agui.TextMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
+	} else {
+		ev = &e.text
+		*ev = agui.TextMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
+	}
+	if err := e.check(ev); err != nil {
+		return err
+	}
+	return e.send(ev, true)
+}
+
+func (e *emitter) toolArgs(id, delta string, tag *string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ev *agui.ToolCallArgs
+	if e.retain {
+		ev = &agui.ToolCallArgs{ToolCallID: id, Delta: delta, SubagentRunID: tag}
+	} else {
+		ev = &e.args
+		*ev = agui.ToolCallArgs{ToolCallID: id, Delta: delta, SubagentRunID: tag}
+	}
+	if err := e.check(ev); err != nil {
+		return err
+	}
+	return e.send(ev, true)
+}
+
+func (e *emitter) reasoningContent(id, delta string, tag *string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ev *agui.ReasoningMessageContent
+	if e.retain {
+		ev = &agui.ReasoningMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
+	} else {
+		ev = &e.reasoning
+		*ev = agui.ReasoningMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
+	}
+	if err := e.check(ev); err != nil {
+		return err
+	}
+	return e.send(ev, true)
+}
+
+// start emits RUN_STARTED. It does not consult cancellation: a run cancelled
+// before it began still reports itself, then ends with RUN_ERROR CANCELLED.
+func (e *emitter) start(ev *agui.RunStarted) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.broken != nil {
+		return disconnectedError(e.broken)
+	}
+	err := e.send(ev, true)
+	if err != nil && ev.Input != nil && e.broken == nil {
+		// An input built in code may hold raw JSON that does not encode; the
+		// echo is optional, so start without it rather than not at all.
+		ev.Input = nil
+		err = e.send(ev, true)
+	}
+	return err
+}
+
+// finish sends the run's terminal event: RUN_FINISHED for outcome when runErr
+// is nil and the run is live and the verifier accepts it; RUN_ERROR otherwise.
+// It reports whether the run ended normally and, if not, why.
+func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) (normal bool, cause error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ended {
+		return false, ErrRunEnded
+	}
+	if e.broken != nil {
+		e.ended = true
+		return false, e.broken
+	}
+	var rerr *Error
+	switch c := e.cancelCause(); {
+	case runErr != nil:
+		rerr = asRunError(e.ctx, runErr)
+	case c != nil:
+		rerr = cancelledError(c)
+	default:
+		fin, err := outcome.runFinished(threadID, runID)
+		if err == nil {
+			err = e.send(fin, true)
+		}
+		if err == nil {
+			e.ended = true
+			return true, nil
+		}
+		if e.broken != nil {
+			e.ended = true
+			return false, e.broken
+		}
+		rerr = asRunError(e.ctx, err)
+	}
+	msg := rerr.Message
+	if msg == "" {
+		msg = "run failed"
+	}
+	ev := agui.NewRunError(msg)
+	code := string(rerr.Code)
+	if code != "" {
+		ev.Code = &code
+	}
+	_ = e.send(ev, false) // a failure here can only be the consumer leaving
+	e.ended = true
+	return false, rerr
+}
+
+// chanSink hands events to a consumer on another goroutine through an
+// unbuffered channel: the agent blocks until the consumer takes each event,
+// which is the backpressure of Run and Runner.Events.
+type chanSink struct {
+	ch   chan agui.Event
+	gone chan struct{} // closed when the consumer stops pulling
+}
+
+func (s *chanSink) deliver(e *emitter, ev agui.Event) error {
+	e.out = e.out[:0]
+	select {
+	case s.ch <- ev:
+		return nil
+	case <-s.gone:
+		return ErrConsumerStopped
+	}
+}
+
+// funcSink calls a function for every event, on the emitting goroutine.
+type funcSink struct {
+	send func(ev agui.Event, data []byte) error
+	err  error // the first error send returned
+}
+
+func (s *funcSink) deliver(e *emitter, ev agui.Event) error {
+	data := e.out[e.frame:]
+	err := s.send(ev, data)
+	e.out = e.out[:0]
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return err
+}
+
+// recordSink keeps every event, without bound; it backs NewRunContext, which
+// is meant for tests.
+type recordSink struct {
+	events []agui.Event
+}
+
+func (s *recordSink) deliver(e *emitter, ev agui.Event) error {
+	e.out = e.out[:0]
+	s.events = append(s.events, ev)
+	return nil
+}
