@@ -1,0 +1,393 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"log/slog"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+)
+
+// Option configures [Run], [NewRunner], [NewRunContext] and [NewHandler].
+// Options that do not apply to a function are ignored by it.
+type Option func(*config)
+
+type config struct {
+	logger       *slog.Logger
+	echoInput    bool
+	timeout      time.Duration
+	maxBody      int64
+	keepAlive    time.Duration
+	flushLatency time.Duration
+	writeTimeout time.Duration
+	maxBuffered  int
+	// parentCause, when set, is the cause reported when the parent context
+	// ends (the handler reports ErrClientDisconnected).
+	parentCause error
+}
+
+const (
+	defaultMaxBody      = 10 << 20
+	defaultFlushLatency = 2 * time.Millisecond
+	defaultWriteTimeout = 30 * time.Second
+	defaultMaxBuffered  = 32 << 10
+)
+
+func newConfig(opts []Option) config {
+	c := config{
+		logger:       slog.Default(),
+		maxBody:      defaultMaxBody,
+		flushLatency: defaultFlushLatency,
+		writeTimeout: defaultWriteTimeout,
+		maxBuffered:  defaultMaxBuffered,
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// WithLogger sets where agent panics (with their stacks) and handler failures
+// are logged. The default is slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithInputEcho makes RUN_STARTED carry the run's input (RUN_STARTED.input).
+// Off by default: the client already has it.
+func WithInputEcho() Option { return func(c *config) { c.echoInput = true } }
+
+// WithTimeout bounds a run: when d has passed since the run was created, its
+// context is cancelled with cause [ErrDeadline] and the run ends with RUN_ERROR
+// code CANCELLED. Zero (the default) means no bound beyond the parent context.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithMaxBodyBytes sets the largest request body the handler accepts; larger
+// ones get 413. The default is 10 MiB.
+func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
+
+// WithKeepAlive makes the handler write an SSE comment line (": keep-alive")
+// whenever the stream has been idle for d, so that proxies do not time the
+// connection out while the agent thinks. Zero (the default) writes none.
+func WithKeepAlive(d time.Duration) Option { return func(c *config) { c.keepAlive = d } }
+
+// WithFlushLatency sets the handler's latency budget: the first event after a
+// pause is flushed at once, and events that follow it within d are coalesced
+// into one flush at most d later. Zero flushes after every event. The default
+// is 2ms.
+func WithFlushLatency(d time.Duration) Option { return func(c *config) { c.flushLatency = d } }
+
+// WithWriteTimeout bounds every network write of the handler: a client that
+// stops reading for longer than d is treated as gone. Zero leaves the
+// server's deadlines alone. The default is 30s.
+func WithWriteTimeout(d time.Duration) Option { return func(c *config) { c.writeTimeout = d } }
+
+// Runner is one run that has not started yet. Its cancellation token, the
+// method value r.Cancel, can be taken before the run starts, which is what a
+// custom transport needs: start watching the connection, then run.
+//
+//	r := server.NewRunner(ctx, agent, input)
+//	go func() { <-connClosed; r.Cancel(server.ErrClientDisconnected) }()
+//	err := r.Stream(func(ev agui.Event, data []byte) error { return conn.Write(data) })
+//
+// A Runner runs once: Events and Stream start it, and a second start fails
+// with [ErrAlreadyStarted]. A Runner that is never started should be
+// cancelled, to release what NewRunner registered with ctx.
+type Runner[S any] struct {
+	agent   Agent[S]
+	input   *agui.RunAgentInput
+	cfg     config
+	parent  context.Context
+	ctx     *runContext
+	cancel  context.CancelCauseFunc
+	detach  func() bool // stops propagating the parent's cancellation
+	timer   *time.Timer
+	started atomic.Bool
+	initErr error
+
+	// state, when set, is the already-decoded initial state (the handler
+	// decodes it before the stream starts, to answer 400 on a bad one).
+	state *S
+}
+
+// runContext is the run's context: cancellable on its own, with the parent's
+// values and deadline but not its cancellation, which arrives through
+// context.AfterFunc instead. That lets a run that finished normally detach
+// from its parent, so work it started that is still running is not cancelled
+// by the parent (typically the HTTP request) ending.
+type runContext struct {
+	context.Context
+	deadline    time.Time
+	hasDeadline bool
+}
+
+func (c *runContext) Deadline() (time.Time, bool) { return c.deadline, c.hasDeadline }
+
+// NewRunner prepares a run of agent over input under ctx. Nothing runs until
+// Events or Stream is called.
+func NewRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, opts ...Option) *Runner[S] {
+	r := &Runner[S]{agent: agent, input: input, cfg: newConfig(opts), parent: ctx}
+	switch {
+	case agent == nil:
+		r.initErr = errors.New("agui/server: nil agent")
+	case input == nil:
+		r.initErr = errors.New("agui/server: nil input")
+	}
+	inner, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	rc := &runContext{Context: inner}
+	rc.deadline, rc.hasDeadline = ctx.Deadline()
+	if d := r.cfg.timeout; d > 0 {
+		if dl := time.Now().Add(d); !rc.hasDeadline || dl.Before(rc.deadline) {
+			rc.deadline, rc.hasDeadline = dl, true
+		}
+		r.timer = time.AfterFunc(d, func() { cancel(ErrDeadline) })
+	}
+	r.ctx, r.cancel = rc, cancel
+	r.detach = context.AfterFunc(ctx, func() { cancel(r.parentCause()) })
+	return r
+}
+
+// Cancel fires the run's cancellation token with cause (nil means
+// context.Canceled). Every emit after it fails with CANCELLED and the run ends
+// with RUN_ERROR code CANCELLED. Cancel may be called before the run starts,
+// while it runs and after it ended, from any goroutine, any number of times;
+// the first cause wins.
+func (r *Runner[S]) Cancel(cause error) {
+	r.cancel(cause)
+	r.release()
+}
+
+// Context returns the run's context: the one the agent receives. It is done
+// when the run is cancelled; context.Cause says why.
+func (r *Runner[S]) Context() context.Context { return r.ctx }
+
+func (r *Runner[S]) parentCause() error {
+	if r.cfg.parentCause != nil {
+		return r.cfg.parentCause
+	}
+	if c := context.Cause(r.parent); c != nil {
+		return c
+	}
+	return context.Canceled
+}
+
+// release stops the timer and the propagation from the parent.
+func (r *Runner[S]) release() {
+	r.detach()
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// begin marks the runner started; it fails on a second start.
+func (r *Runner[S]) begin() error {
+	if !r.started.CompareAndSwap(false, true) {
+		return ErrAlreadyStarted
+	}
+	if r.initErr != nil {
+		r.Cancel(r.initErr)
+		return r.initErr
+	}
+	return nil
+}
+
+func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
+	e := &emitter{
+		ctx:    r.ctx,
+		cancel: r.cancel,
+		parent: r.parent,
+		sink:   s,
+		retain: retain,
+	}
+	e.parentCause = r.parentCause
+	return e
+}
+
+// Run runs agent over input and returns its events. This is the driver: the
+// sequence starts with RUN_STARTED (protocolVersion "1.0") and always ends
+// with exactly one terminal event, RUN_FINISHED carrying the agent's
+// [Outcome] or RUN_ERROR carrying the failure's code and message.
+//
+// The agent runs on its own goroutine and hands each event over an unbuffered
+// channel, so it can never get ahead of the consumer: a slow consumer slows
+// the agent down. Breaking out of the loop cancels the run (cause
+// [ErrConsumerStopped]); the agent's next emit fails with DISCONNECTED, and
+// the loop statement returns once the agent has returned, so no goroutine of
+// the run outlives it.
+//
+// An error item means the stream itself could not be produced (a nil agent or
+// input, or a second iteration of the same sequence); it is terminal and is
+// never yielded together with an event. Failures of the run are not error
+// items: they are RUN_ERROR events.
+//
+// Events yielded belong to the consumer.
+func Run[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, opts ...Option) iter.Seq2[agui.Event, error] {
+	return NewRunner(ctx, agent, input, opts...).Events()
+}
+
+// Events starts the run and returns its events; see [Run].
+func (r *Runner[S]) Events() iter.Seq2[agui.Event, error] {
+	return func(yield func(agui.Event, error) bool) {
+		if err := r.begin(); err != nil {
+			yield(nil, err)
+			return
+		}
+		s := &chanSink{ch: make(chan agui.Event), gone: make(chan struct{})}
+		e := r.newEmitter(s, true)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer close(s.ch)
+			r.drive(e)
+		}()
+		// However the loop ends (break, return, panic in the body), the
+		// agent is told and waited for.
+		defer func() {
+			close(s.gone)
+			e.disconnect(ErrConsumerStopped)
+			<-done
+		}()
+		for ev := range s.ch {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Stream starts the run and calls send for every event, on the goroutine that
+// emitted it, one at a time, in stream order. data is the event's compact
+// JSON encoding; ev and data are valid only until send returns (their memory
+// is reused). send blocking is the backpressure; send returning an error ends
+// the stream: the agent's next emit fails with DISCONNECTED, and the run is
+// cancelled with that error as its cause.
+//
+// Stream returns when the agent has returned and the terminal event was sent.
+// Its error is the first error send returned, or [ErrAlreadyStarted]; a failed
+// run is not an error here, it is the RUN_ERROR event.
+func (r *Runner[S]) Stream(send func(ev agui.Event, data []byte) error) error {
+	if err := r.begin(); err != nil {
+		return err
+	}
+	s := &funcSink{send: send}
+	r.drive(r.newEmitter(s, false))
+	return s.err
+}
+
+// errAgentExited stands for an agent that left its goroutine with
+// runtime.Goexit (t.FailNow in a test, say) instead of returning.
+var errAgentExited = &Error{Code: agui.CodeAgentPanic, Message: "agent panicked", Err: errors.New("agui/server: the agent called runtime.Goexit")}
+
+// drive is the driver shared by every way of running: RUN_STARTED, the agent,
+// the terminal event, then the guard.
+func (r *Runner[S]) drive(e *emitter) {
+	in := r.input
+	outcome, runErr := Outcome{}, error(errAgentExited)
+	defer func() {
+		normal, cause := e.finish(in.ThreadID, in.RunID, outcome, runErr)
+		r.release()
+		if !normal {
+			// The guard: whatever the run started (tool calls, model
+			// requests) stops with it, unless it finished normally.
+			r.cancel(cause)
+		}
+	}()
+
+	started := agui.NewRunStarted(in.ThreadID, in.RunID)
+	version := agui.ProtocolVersion
+	started.ProtocolVersion = &version
+	started.ParentRunID = in.ParentRunID
+	if r.cfg.echoInput {
+		started.Input = in
+	}
+	if err := e.start(started); err != nil {
+		outcome, runErr = Outcome{}, err
+		return
+	}
+	rc := &RunContext[S]{input: in}
+	rc.Emitter = Emitter{e: e}
+	if err := rc.initState(r.state); err != nil {
+		outcome, runErr = Outcome{}, err
+		return
+	}
+	if cause := e.cancelled(); cause != nil {
+		outcome, runErr = Outcome{}, cancelledError(cause)
+		return
+	}
+	outcome, runErr = r.call(rc)
+}
+
+// call runs the agent, turning a panic into an AGENT_PANIC error and logging
+// the stack.
+func (r *Runner[S]) call(rc *RunContext[S]) (out Outcome, err error) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		p := recover()
+		if p == nil {
+			return // runtime.Goexit: drive's default error stands
+		}
+		stack := debug.Stack()
+		r.cfg.logger.Error("agui/server: agent panicked",
+			"threadId", r.input.ThreadID, "runId", r.input.RunID,
+			"panic", p, "stack", string(stack))
+		out, err = Outcome{}, &Error{Code: agui.CodeAgentPanic, Message: "agent panicked", Err: &PanicError{Value: p, Stack: stack}}
+	}()
+	out, err = r.agent.Run(r.ctx, rc)
+	returned = true
+	return out, err
+}
+
+// cancelled is cancelCause under the lock.
+func (e *emitter) cancelled() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cancelCause()
+}
+
+// NewRunContext returns a run context that no driver runs, and the events it
+// has emitted so far, for tests and for driving an agent by hand. RUN_STARTED
+// is already emitted; every emit is verified as in a real run. Cancel the run
+// (the token) with the returned context's cancellation: cancelling ctx
+// cancels the run, with ctx's cause.
+//
+// The recording keeps every event without bound, which suits tests, not
+// production; custom transports use [NewRunner] and [Runner.Stream].
+func NewRunContext[S any](ctx context.Context, input *agui.RunAgentInput, opts ...Option) (*RunContext[S], iter.Seq[agui.Event]) {
+	if input == nil {
+		input = &agui.RunAgentInput{}
+	}
+	r := NewRunner[S](ctx, AgentFunc[S](nil), input, opts...)
+	rec := &recordSink{}
+	e := r.newEmitter(rec, true)
+	rc := &RunContext[S]{input: input}
+	rc.Emitter = Emitter{e: e}
+	started := agui.NewRunStarted(input.ThreadID, input.RunID)
+	version := agui.ProtocolVersion
+	started.ProtocolVersion = &version
+	_ = e.start(started)
+	if err := rc.initState(nil); err != nil {
+		e.finish(input.ThreadID, input.RunID, Outcome{}, err)
+	}
+	events := func(yield func(agui.Event) bool) {
+		e.mu.Lock()
+		evs := rec.events[:len(rec.events):len(rec.events)]
+		e.mu.Unlock()
+		for _, ev := range evs {
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+	return rc, events
+}
