@@ -2994,21 +2994,11 @@ func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 		case "role":
 			err = d.constString("developer")
 			seen |= 1 << 0
-		case "content":
-			v.Content, err = d.str()
-			seen |= 1 << 1
-		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
 		case "id":
 			v.ID, err = d.str()
+			seen |= 1 << 1
+		case "content":
+			v.Content, err = d.str()
 			seen |= 1 << 2
 		case "name":
 			if d.isNull() {
@@ -3036,6 +3026,16 @@ func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 			} else {
 				v.Metadata, err = d.rawObject()
 			}
+		case "subagentRunId":
+			if d.isNull() {
+				err = d.nullOptional(false)
+			} else {
+				var x string
+				x, err = d.str()
+				if err == nil {
+					v.SubagentRunID = new(x)
+				}
+			}
 		default:
 			err = d.unknown(key)
 		}
@@ -3048,10 +3048,10 @@ func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 		return d.missing("role")
 	}
 	if seen&(1<<1) == 0 {
-		return d.missing("content")
+		return d.missing("id")
 	}
 	if seen&(1<<2) == 0 {
-		return d.missing("id")
+		return d.missing("content")
 	}
 	return nil
 }
@@ -3075,21 +3075,11 @@ func (v *SystemMessage) decodeJSON(d *decoder) error {
 		case "role":
 			err = d.constString("system")
 			seen |= 1 << 0
-		case "content":
-			v.Content, err = d.str()
-			seen |= 1 << 1
-		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
 		case "id":
 			v.ID, err = d.str()
+			seen |= 1 << 1
+		case "content":
+			v.Content, err = d.str()
 			seen |= 1 << 2
 		case "name":
 			if d.isNull() {
@@ -3117,6 +3107,16 @@ func (v *SystemMessage) decodeJSON(d *decoder) error {
 			} else {
 				v.Metadata, err = d.rawObject()
 			}
+		case "subagentRunId":
+			if d.isNull() {
+				err = d.nullOptional(false)
+			} else {
+				var x string
+				x, err = d.str()
+				if err == nil {
+					v.SubagentRunID = new(x)
+				}
+			}
 		default:
 			err = d.unknown(key)
 		}
@@ -3129,10 +3129,10 @@ func (v *SystemMessage) decodeJSON(d *decoder) error {
 		return d.missing("role")
 	}
 	if seen&(1<<1) == 0 {
-		return d.missing("content")
+		return d.missing("id")
 	}
 	if seen&(1<<2) == 0 {
-		return d.missing("id")
+		return d.missing("content")
 	}
 	return nil
 }
@@ -3156,6 +3156,9 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 		case "role":
 			err = d.constString("assistant")
 			seen |= 1 << 0
+		case "id":
+			v.ID, err = d.str()
+			seen |= 1 << 1
 		case "content":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -3172,19 +3175,6 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 			} else {
 				v.ToolCalls, err = decodeToolCallList(d)
 			}
-		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
-		case "id":
-			v.ID, err = d.str()
-			seen |= 1 << 1
 		case "name":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -3210,6 +3200,16 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 				err = d.nullOptional(false)
 			} else {
 				v.Metadata, err = d.rawObject()
+			}
+		case "subagentRunId":
+			if d.isNull() {
+				err = d.nullOptional(false)
+			} else {
+				var x string
+				x, err = d.str()
+				if err == nil {
+					v.SubagentRunID = new(x)
+				}
 			}
 		default:
 			err = d.unknown(key)
@@ -3247,21 +3247,11 @@ func (v *UserMessage) decodeJSON(d *decoder) error {
 		case "role":
 			err = d.constString("user")
 			seen |= 1 << 0
-		case "content":
-			v.Content, err = decodeContent(d)
-			seen |= 1 << 1
-		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
 		case "id":
 			v.ID, err = d.str()
+			seen |= 1 << 1
+		case "content":
+			v.Content, err = decodeContent(d)
 			seen |= 1 << 2
 		case "name":
 			if d.isNull() {
@@ -3289,6 +3279,16 @@ func (v *UserMessage) decodeJSON(d *decoder) error {
 			} else {
 				v.Metadata, err = d.rawObject()
 			}
+		case "subagentRunId":
+			if d.isNull() {
+				err = d.nullOptional(false)
+			} else {
+				var x string
+				x, err = d.str()
+				if err == nil {
+					v.SubagentRunID = new(x)
+				}
+			}
 		default:
 			err = d.unknown(key)
 		}
@@ -3301,10 +3301,10 @@ func (v *UserMessage) decodeJSON(d *decoder) error {
 		return d.missing("role")
 	}
 	if seen&(1<<1) == 0 {
-		return d.missing("content")
+		return d.missing("id")
 	}
 	if seen&(1<<2) == 0 {
-		return d.missing("id")
+		return d.missing("content")
 	}
 	return nil
 }

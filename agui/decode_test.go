@@ -78,7 +78,7 @@ func TestDecodeStrictAndLenient(t *testing.T) {
 			in:        `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"narrator","content":"x"},{"id":"2","role":"user","content":"hi"}]}`,
 			strictErr: `at /messages/0`,
 			warnings:  []string{"/messages/0"},
-			out:       `{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","content":"hi","id":"2"}]}`,
+			out:       `{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"2","content":"hi"}]}`,
 		},
 		{
 			name:       "unknown value of a closed enum leaf is fatal",

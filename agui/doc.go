@@ -22,8 +22,10 @@
 // # Encoding
 //
 // Members are written in a fixed order: the discriminator ("type", "role" or
-// "op") first, then the definition's own members in schema order, then those
-// it inherits (subagentRunId, then timestamp, rawEvent and metadata). Absent
+// "op") first, then required members the definition inherits (a message's
+// id), then its own members in schema order, then optional inherited ones
+// (subagentRunId), and last the base members every event may carry
+// (timestamp, rawEvent, metadata). Absent
 // optionals are omitted, never written as null; raw JSON members
 // (json.RawMessage) keep their bytes, with insignificant whitespace removed so
 // that every event fits on one SSE data line.

@@ -960,14 +960,10 @@ func (v *TokenUsage) AppendJSON(dst []byte) (_ []byte, err error) {
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
-	dst = append(dst, "{\"role\":\"developer\",\"content\":"...)
-	dst = appendString(dst, v.Content)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst = append(dst, ",\"id\":"...)
+	dst = append(dst, "{\"role\":\"developer\",\"id\":"...)
 	dst = appendString(dst, v.ID)
+	dst = append(dst, ",\"content\":"...)
+	dst = appendString(dst, v.Content)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
@@ -983,6 +979,10 @@ func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst, encodeError("DeveloperMessage", "metadata", err)
 		}
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -991,14 +991,10 @@ func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
-	dst = append(dst, "{\"role\":\"system\",\"content\":"...)
-	dst = appendString(dst, v.Content)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst = append(dst, ",\"id\":"...)
+	dst = append(dst, "{\"role\":\"system\",\"id\":"...)
 	dst = appendString(dst, v.ID)
+	dst = append(dst, ",\"content\":"...)
+	dst = appendString(dst, v.Content)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
@@ -1014,6 +1010,10 @@ func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst, encodeError("SystemMessage", "metadata", err)
 		}
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1022,7 +1022,8 @@ func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
-	dst = append(dst, "{\"role\":\"assistant\""...)
+	dst = append(dst, "{\"role\":\"assistant\",\"id\":"...)
+	dst = appendString(dst, v.ID)
 	if v.Content != nil {
 		dst = append(dst, ",\"content\":"...)
 		dst = appendString(dst, *v.Content)
@@ -1034,12 +1035,6 @@ func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst, err
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst = append(dst, ",\"id\":"...)
-	dst = appendString(dst, v.ID)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
@@ -1055,6 +1050,10 @@ func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst, encodeError("AssistantMessage", "metadata", err)
 		}
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1063,17 +1062,13 @@ func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *UserMessage) AppendJSON(dst []byte) (_ []byte, err error) {
-	dst = append(dst, "{\"role\":\"user\",\"content\":"...)
+	dst = append(dst, "{\"role\":\"user\",\"id\":"...)
+	dst = appendString(dst, v.ID)
+	dst = append(dst, ",\"content\":"...)
 	dst, err = appendContent(dst, v.Content)
 	if err != nil {
 		return dst, err
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst = append(dst, ",\"id\":"...)
-	dst = appendString(dst, v.ID)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
@@ -1088,6 +1083,10 @@ func (v *UserMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 		if err != nil {
 			return dst, encodeError("UserMessage", "metadata", err)
 		}
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil

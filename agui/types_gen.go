@@ -321,18 +321,18 @@ type TokenUsage struct {
 // DeveloperMessage is instructions from the developer.
 // On the wire its "role" is "developer".
 type DeveloperMessage struct {
-	// JSON "content".
-	Content string
-	// Optional: nil is absent. JSON "subagentRunId".
-	SubagentRunID *string
 	// JSON "id".
 	ID string
+	// JSON "content".
+	Content string
 	// Optional: nil is absent. JSON "name".
 	Name *string
 	// Optional: nil is absent. JSON "encryptedValue".
 	EncryptedValue *string
 	// Optional: nil is absent; a JSON object. JSON "metadata".
 	Metadata json.RawMessage
+	// Optional: nil is absent. JSON "subagentRunId".
+	SubagentRunID *string
 }
 
 func (*DeveloperMessage) isMessage() {}
@@ -340,18 +340,18 @@ func (*DeveloperMessage) isMessage() {}
 // SystemMessage is a system prompt.
 // On the wire its "role" is "system".
 type SystemMessage struct {
-	// JSON "content".
-	Content string
-	// Optional: nil is absent. JSON "subagentRunId".
-	SubagentRunID *string
 	// JSON "id".
 	ID string
+	// JSON "content".
+	Content string
 	// Optional: nil is absent. JSON "name".
 	Name *string
 	// Optional: nil is absent. JSON "encryptedValue".
 	EncryptedValue *string
 	// Optional: nil is absent; a JSON object. JSON "metadata".
 	Metadata json.RawMessage
+	// Optional: nil is absent. JSON "subagentRunId".
+	SubagentRunID *string
 }
 
 func (*SystemMessage) isMessage() {}
@@ -359,20 +359,20 @@ func (*SystemMessage) isMessage() {}
 // AssistantMessage is a message from the agent, possibly with tool calls.
 // On the wire its "role" is "assistant".
 type AssistantMessage struct {
+	// JSON "id".
+	ID string
 	// Optional: nil is absent. JSON "content".
 	Content *string
 	// Optional: nil is absent, an empty slice is []. JSON "toolCalls".
 	ToolCalls []ToolCall
-	// Optional: nil is absent. JSON "subagentRunId".
-	SubagentRunID *string
-	// JSON "id".
-	ID string
 	// Optional: nil is absent. JSON "name".
 	Name *string
 	// Optional: nil is absent. JSON "encryptedValue".
 	EncryptedValue *string
 	// Optional: nil is absent; a JSON object. JSON "metadata".
 	Metadata json.RawMessage
+	// Optional: nil is absent. JSON "subagentRunId".
+	SubagentRunID *string
 }
 
 func (*AssistantMessage) isMessage() {}
@@ -380,18 +380,18 @@ func (*AssistantMessage) isMessage() {}
 // UserMessage is a message from the user: text or content parts.
 // On the wire its "role" is "user".
 type UserMessage struct {
-	// JSON "content".
-	Content Content
-	// Optional: nil is absent. JSON "subagentRunId".
-	SubagentRunID *string
 	// JSON "id".
 	ID string
+	// JSON "content".
+	Content Content
 	// Optional: nil is absent. JSON "name".
 	Name *string
 	// Optional: nil is absent. JSON "encryptedValue".
 	EncryptedValue *string
 	// Optional: nil is absent; a JSON object. JSON "metadata".
 	Metadata json.RawMessage
+	// Optional: nil is absent. JSON "subagentRunId".
+	SubagentRunID *string
 }
 
 func (*UserMessage) isMessage() {}

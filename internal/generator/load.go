@@ -337,92 +337,99 @@ func (r *resolver) define(name string, d *node) error {
 	return nil
 }
 
-// fields collects a struct's properties: its own in schema order, then those
-// of its allOf mixins in allOf order. A property a definition redeclares (a
-// const role over BaseMessage's string role) keeps the definition's version.
+// fields collects a struct's properties and orders them for the wire:
+// the discriminating constant, then the required members it inherits (a
+// message's id), then its own properties in schema order, then the optional
+// members it inherits (subagentRunId). Members of the embedded mixin
+// (EventBase) are written last, by the mixin's own encoder. A property the
+// definition redeclares (a const role over BaseMessage's string role) keeps
+// the definition's schema and position.
 func (r *resolver) fields(d *node, s *StructDef) ([]*Field, error) {
 	required := map[string]bool{}
-	if req := d.get("required"); req != nil {
-		for _, v := range req.vals {
-			required[v.str] = true
+	addRequired := func(n *node) {
+		if req := n.get("required"); req != nil {
+			for _, v := range req.vals {
+				required[v.str] = true
+			}
 		}
 	}
-	var out []*Field
+	addRequired(d)
+	type prop struct {
+		name   string
+		schema *node
+		own    bool
+	}
+	var props []prop
 	seen := map[string]bool{}
-	add := func(props *node, embedded bool) error {
-		if props == nil {
-			return nil
+	collect := func(n *node, own bool) {
+		if n == nil {
+			return
 		}
-		for i, k := range props.keys {
-			if seen[k] {
+		for i, k := range n.keys {
+			if !seen[k] {
+				seen[k] = true
+				props = append(props, prop{k, n.vals[i], own})
+			}
+		}
+	}
+	collect(d.get("properties"), true)
+	var visit func(def *node) error
+	visit = func(def *node) error {
+		for _, mixin := range r.allOf(def) {
+			md := r.def(mixin)
+			if md == nil {
+				return r.errAt(def.get("allOf"), "allOf names unknown definition %q", mixin)
+			}
+			if emb := r.structs[mixin]; emb != nil && emb == r.model.Embed {
+				s.Embeds = emb
+				if emb.Fields == nil {
+					ef, err := r.fields(md, emb)
+					if err != nil {
+						return err
+					}
+					emb.Fields = ef
+				}
+				for _, f := range emb.Fields {
+					seen[f.JSON] = true
+				}
 				continue
 			}
-			seen[k] = true
-			f, err := r.field(k, props.vals[i])
-			if err != nil {
+			addRequired(md)
+			collect(md.get("properties"), false)
+			if err := visit(md); err != nil {
 				return err
 			}
-			f.Required = required[k]
-			f.Embedded = embedded
-			out = append(out, f)
 		}
 		return nil
 	}
-	if err := add(d.get("properties"), false); err != nil {
+	if err := visit(d); err != nil {
 		return nil, err
-	}
-	for _, mixin := range r.allOf(d) {
-		md := r.def(mixin)
-		if md == nil {
-			return nil, r.errAt(d.get("allOf"), "allOf names unknown definition %q", mixin)
-		}
-		if len(r.allOf(md)) > 0 { // BaseMessage composes Attributable
-			for _, inner := range r.allOf(md) {
-				if err := add(r.def(inner).get("properties"), false); err != nil {
-					return nil, err
-				}
-			}
-		}
-		emb := r.structs[mixin]
-		if emb != nil && emb == r.model.Embed {
-			s.Embeds = emb
-			if emb.Fields == nil {
-				ef, err := r.fields(md, emb)
-				if err != nil {
-					return nil, err
-				}
-				emb.Fields = ef
-			}
-			for _, f := range emb.Fields {
-				seen[f.JSON] = true
-			}
-			continue
-		}
-		if mreq := md.get("required"); mreq != nil {
-			for _, v := range mreq.vals {
-				if !seen[v.str] {
-					required[v.str] = true
-				}
-			}
-		}
-		if err := add(md.get("properties"), false); err != nil {
-			return nil, err
-		}
 	}
 	for k := range required {
 		if !seen[k] {
 			return nil, r.errAt(d.get("required"), "required property %q is not declared", k)
 		}
 	}
-	// The discriminating constant goes first on the wire.
-	for i, f := range out {
-		if f.IsConst && f.JSON == discOf(s) {
+	var disc, inheritedReq, own, inheritedOpt []*Field
+	for _, p := range props {
+		f, err := r.field(p.name, p.schema)
+		if err != nil {
+			return nil, err
+		}
+		f.Required = required[p.name]
+		switch {
+		case f.IsConst && f.JSON == discOf(s) && disc == nil:
+			disc = append(disc, f)
 			s.Disc = f
-			out = append([]*Field{f}, append(out[:i:i], out[i+1:]...)...)
-			break
+		case p.own:
+			own = append(own, f)
+		case f.Required:
+			inheritedReq = append(inheritedReq, f)
+		default:
+			inheritedOpt = append(inheritedOpt, f)
 		}
 	}
-	return out, nil
+	return slices.Concat(disc, inheritedReq, own, inheritedOpt), nil
 }
 
 // discOf guesses the discriminator before unions are linked: events and parts
