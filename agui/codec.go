@@ -174,3 +174,59 @@ func (d *decoder) badEnum(got, allowed string) error {
 func errUnknownDefinition(name string) error {
 	return fmt.Errorf("agui: no schema definition named %q", name)
 }
+
+// Optional members share these readers, so the generated decoders stay one
+// line per member: a null is handed to the decoder's null policy, anything
+// else is decoded and stored behind a fresh pointer.
+
+func (d *decoder) optString(dst **string, tolerated bool) error {
+	if d.isNull() {
+		return d.nullOptional(tolerated)
+	}
+	s, err := d.str()
+	if err == nil {
+		*dst = &s
+	}
+	return err
+}
+
+func (d *decoder) optInt(dst **int64, min, max int64, tolerated bool) error {
+	if d.isNull() {
+		return d.nullOptional(tolerated)
+	}
+	n, err := d.integer(min, max)
+	if err == nil {
+		*dst = &n
+	}
+	return err
+}
+
+func (d *decoder) optBool(dst **bool, tolerated bool) error {
+	if d.isNull() {
+		return d.nullOptional(tolerated)
+	}
+	b, err := d.boolean()
+	if err == nil {
+		*dst = &b
+	}
+	return err
+}
+
+// optRaw reads an optional member holding any JSON but null; object says
+// whether it must be an object.
+func (d *decoder) optRaw(dst *json.RawMessage, object, tolerated bool) error {
+	if d.isNull() {
+		return d.nullOptional(tolerated)
+	}
+	var raw []byte
+	var err error
+	if object {
+		raw, err = d.rawObject()
+	} else {
+		raw, err = d.raw()
+	}
+	if err == nil {
+		*dst = raw
+	}
+	return err
+}

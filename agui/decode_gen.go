@@ -41,47 +41,15 @@ func (v *TextMessageStart) decodeJSON(d *decoder) error {
 				}
 			}
 		case "name":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Name = new(x)
-				}
-			}
+			err = d.optString(&v.Name, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -125,37 +93,13 @@ func (v *TextMessageContent) decodeJSON(d *decoder) error {
 			v.Delta, err = d.str()
 			seen |= 1 << 2
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -199,37 +143,13 @@ func (v *TextMessageEnd) decodeJSON(d *decoder) error {
 			v.MessageID, err = d.str()
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -267,15 +187,7 @@ func (v *TextMessageChunk) decodeJSON(d *decoder) error {
 			err = d.constString("TEXT_MESSAGE_CHUNK")
 			seen |= 1 << 0
 		case "messageId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.MessageID = new(x)
-				}
-			}
+			err = d.optString(&v.MessageID, false)
 		case "role":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -290,57 +202,17 @@ func (v *TextMessageChunk) decodeJSON(d *decoder) error {
 				}
 			}
 		case "delta":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Delta = new(x)
-				}
-			}
+			err = d.optString(&v.Delta, false)
 		case "name":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Name = new(x)
-				}
-			}
+			err = d.optString(&v.Name, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -381,47 +253,15 @@ func (v *ToolCallStart) decodeJSON(d *decoder) error {
 			v.ToolCallName, err = d.str()
 			seen |= 1 << 2
 		case "parentMessageId":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ParentMessageID = new(x)
-				}
-			}
+			err = d.optString(&v.ParentMessageID, true)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -468,37 +308,13 @@ func (v *ToolCallArgs) decodeJSON(d *decoder) error {
 			v.Delta, err = d.str()
 			seen |= 1 << 2
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -542,37 +358,13 @@ func (v *ToolCallEnd) decodeJSON(d *decoder) error {
 			v.ToolCallID, err = d.str()
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -610,77 +402,21 @@ func (v *ToolCallChunk) decodeJSON(d *decoder) error {
 			err = d.constString("TOOL_CALL_CHUNK")
 			seen |= 1 << 0
 		case "toolCallId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ToolCallID = new(x)
-				}
-			}
+			err = d.optString(&v.ToolCallID, false)
 		case "toolCallName":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ToolCallName = new(x)
-				}
-			}
+			err = d.optString(&v.ToolCallName, false)
 		case "parentMessageId":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ParentMessageID = new(x)
-				}
-			}
+			err = d.optString(&v.ParentMessageID, true)
 		case "delta":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Delta = new(x)
-				}
-			}
+			err = d.optString(&v.Delta, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -729,37 +465,13 @@ func (v *ToolCallResult) decodeJSON(d *decoder) error {
 				v.Role = new("tool")
 			}
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -806,37 +518,13 @@ func (v *StateSnapshot) decodeJSON(d *decoder) error {
 			v.Snapshot, err = d.raw()
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -877,37 +565,13 @@ func (v *StateDelta) decodeJSON(d *decoder) error {
 			v.Delta, err = decodeJSONPatchOperationList(d)
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -948,27 +612,11 @@ func (v *MessagesSnapshot) decodeJSON(d *decoder) error {
 			v.Messages, err = decodeMessageList(d)
 			seen |= 1 << 1
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1015,47 +663,15 @@ func (v *ActivitySnapshot) decodeJSON(d *decoder) error {
 			v.Content, err = d.rawObject()
 			seen |= 1 << 3
 		case "replace":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Replace = new(x)
-				}
-			}
+			err = d.optBool(&v.Replace, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1108,37 +724,13 @@ func (v *ActivityDelta) decodeJSON(d *decoder) error {
 			v.Patch, err = decodeJSONPatchOperationList(d)
 			seen |= 1 << 3
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1185,47 +777,15 @@ func (v *Raw) decodeJSON(d *decoder) error {
 			v.Event, err = d.raw()
 			seen |= 1 << 1
 		case "source":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Source = new(x)
-				}
-			}
+			err = d.optString(&v.Source, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1269,37 +829,13 @@ func (v *Custom) decodeJSON(d *decoder) error {
 			v.Value, err = d.raw()
 			seen |= 1 << 2
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1346,25 +882,9 @@ func (v *RunStarted) decodeJSON(d *decoder) error {
 			v.RunID, err = d.str()
 			seen |= 1 << 2
 		case "protocolVersion":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ProtocolVersion = new(x)
-				}
-			}
+			err = d.optString(&v.ProtocolVersion, false)
 		case "parentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ParentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.ParentRunID, false)
 		case "input":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -1376,27 +896,11 @@ func (v *RunStarted) decodeJSON(d *decoder) error {
 				}
 			}
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1444,11 +948,7 @@ func (v *RunFinished) decodeJSON(d *decoder) error {
 			v.RunID, err = d.str()
 			seen |= 1 << 2
 		case "result":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Result, err = d.raw()
-			}
+			err = d.optRaw(&v.Result, false, true)
 		case "outcome":
 			if d.isNull() {
 				err = d.nullOptional(true)
@@ -1465,27 +965,11 @@ func (v *RunFinished) decodeJSON(d *decoder) error {
 				v.Usage, err = decodeTokenUsageList(d)
 			}
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1532,15 +1016,7 @@ func (v *RunError) decodeJSON(d *decoder) error {
 			v.Message, err = d.str()
 			seen |= 1 << 1
 		case "code":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Code = new(x)
-				}
-			}
+			err = d.optString(&v.Code, false)
 		case "usage":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -1548,27 +1024,11 @@ func (v *RunError) decodeJSON(d *decoder) error {
 				v.Usage, err = decodeTokenUsageList(d)
 			}
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1609,37 +1069,13 @@ func (v *StepStarted) decodeJSON(d *decoder) error {
 			v.StepName, err = d.str()
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1680,37 +1116,13 @@ func (v *StepFinished) decodeJSON(d *decoder) error {
 			v.StepName, err = d.str()
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1751,37 +1163,13 @@ func (v *ReasoningStart) decodeJSON(d *decoder) error {
 			v.MessageID, err = d.str()
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1825,37 +1213,13 @@ func (v *ReasoningMessageStart) decodeJSON(d *decoder) error {
 			err = d.constString("reasoning")
 			seen |= 1 << 2
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1902,37 +1266,13 @@ func (v *ReasoningMessageContent) decodeJSON(d *decoder) error {
 			v.Delta, err = d.str()
 			seen |= 1 << 2
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -1976,37 +1316,13 @@ func (v *ReasoningMessageEnd) decodeJSON(d *decoder) error {
 			v.MessageID, err = d.str()
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2044,57 +1360,17 @@ func (v *ReasoningMessageChunk) decodeJSON(d *decoder) error {
 			err = d.constString("REASONING_MESSAGE_CHUNK")
 			seen |= 1 << 0
 		case "messageId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.MessageID = new(x)
-				}
-			}
+			err = d.optString(&v.MessageID, false)
 		case "delta":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Delta = new(x)
-				}
-			}
+			err = d.optString(&v.Delta, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2132,37 +1408,13 @@ func (v *ReasoningEnd) decodeJSON(d *decoder) error {
 			v.MessageID, err = d.str()
 			seen |= 1 << 1
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2216,37 +1468,13 @@ func (v *ReasoningEncryptedValue) decodeJSON(d *decoder) error {
 			v.EncryptedValue, err = d.str()
 			seen |= 1 << 3
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2296,67 +1524,19 @@ func (v *SubagentStarted) decodeJSON(d *decoder) error {
 			v.Name, err = d.str()
 			seen |= 1 << 2
 		case "description":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Description = new(x)
-				}
-			}
+			err = d.optString(&v.Description, false)
 		case "parentSubagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ParentSubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.ParentSubagentRunID, false)
 		case "parentToolCallId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ParentToolCallID = new(x)
-				}
-			}
+			err = d.optString(&v.ParentToolCallID, false)
 		case "parentMessageId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ParentMessageID = new(x)
-				}
-			}
+			err = d.optString(&v.ParentMessageID, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2401,11 +1581,7 @@ func (v *SubagentFinished) decodeJSON(d *decoder) error {
 			v.SubagentRunID, err = d.str()
 			seen |= 1 << 1
 		case "result":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Result, err = d.raw()
-			}
+			err = d.optRaw(&v.Result, false, true)
 		case "outcome":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -2416,27 +1592,11 @@ func (v *SubagentFinished) decodeJSON(d *decoder) error {
 				}
 			}
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2483,37 +1643,13 @@ func (v *SubagentError) decodeJSON(d *decoder) error {
 			v.Message, err = d.str()
 			seen |= 1 << 2
 		case "code":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Code = new(x)
-				}
-			}
+			err = d.optString(&v.Code, false)
 		case "timestamp":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(-9007199254740991), int64(9007199254740991))
-				if err == nil {
-					v.Timestamp = new(x)
-				}
-			}
+			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
 		case "rawEvent":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.RawEvent, err = d.raw()
-			}
+			err = d.optRaw(&v.RawEvent, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2743,57 +1879,17 @@ func (v *Interrupt) decodeJSON(d *decoder) error {
 			v.Reason, err = d.str()
 			seen |= 1 << 1
 		case "message":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Message = new(x)
-				}
-			}
+			err = d.optString(&v.Message, false)
 		case "toolCallId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ToolCallID = new(x)
-				}
-			}
+			err = d.optString(&v.ToolCallID, false)
 		case "responseSchema":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.ResponseSchema, err = d.rawObject()
-			}
+			err = d.optRaw(&v.ResponseSchema, true, false)
 		case "expiresAt":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ExpiresAt = new(x)
-				}
-			}
+			err = d.optString(&v.ExpiresAt, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2841,17 +1937,9 @@ func (v *ResumeEntry) decodeJSON(d *decoder) error {
 			}
 			seen |= 1 << 1
 		case "payload":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Payload, err = d.raw()
-			}
+			err = d.optRaw(&v.Payload, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -2885,85 +1973,21 @@ func (v *TokenUsage) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "provider":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Provider = new(x)
-				}
-			}
+			err = d.optString(&v.Provider, false)
 		case "model":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Model = new(x)
-				}
-			}
+			err = d.optString(&v.Model, false)
 		case "inputTokens":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(0), int64(9007199254740991))
-				if err == nil {
-					v.InputTokens = new(x)
-				}
-			}
+			err = d.optInt(&v.InputTokens, int64(0), int64(9007199254740991), false)
 		case "outputTokens":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(0), int64(9007199254740991))
-				if err == nil {
-					v.OutputTokens = new(x)
-				}
-			}
+			err = d.optInt(&v.OutputTokens, int64(0), int64(9007199254740991), false)
 		case "totalTokens":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(0), int64(9007199254740991))
-				if err == nil {
-					v.TotalTokens = new(x)
-				}
-			}
+			err = d.optInt(&v.TotalTokens, int64(0), int64(9007199254740991), false)
 		case "reasoningTokens":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(0), int64(9007199254740991))
-				if err == nil {
-					v.ReasoningTokens = new(x)
-				}
-			}
+			err = d.optInt(&v.ReasoningTokens, int64(0), int64(9007199254740991), false)
 		case "cachedInputTokens":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(0), int64(9007199254740991))
-				if err == nil {
-					v.CachedInputTokens = new(x)
-				}
-			}
+			err = d.optInt(&v.CachedInputTokens, int64(0), int64(9007199254740991), false)
 		case "cacheWriteInputTokens":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(0), int64(9007199254740991))
-				if err == nil {
-					v.CacheWriteInputTokens = new(x)
-				}
-			}
+			err = d.optInt(&v.CacheWriteInputTokens, int64(0), int64(9007199254740991), false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3001,41 +2025,13 @@ func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 			v.Content, err = d.str()
 			seen |= 1 << 2
 		case "name":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Name = new(x)
-				}
-			}
+			err = d.optString(&v.Name, false)
 		case "encryptedValue":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.EncryptedValue = new(x)
-				}
-			}
+			err = d.optString(&v.EncryptedValue, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3082,41 +2078,13 @@ func (v *SystemMessage) decodeJSON(d *decoder) error {
 			v.Content, err = d.str()
 			seen |= 1 << 2
 		case "name":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Name = new(x)
-				}
-			}
+			err = d.optString(&v.Name, false)
 		case "encryptedValue":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.EncryptedValue = new(x)
-				}
-			}
+			err = d.optString(&v.EncryptedValue, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3160,15 +2128,7 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 			v.ID, err = d.str()
 			seen |= 1 << 1
 		case "content":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Content = new(x)
-				}
-			}
+			err = d.optString(&v.Content, false)
 		case "toolCalls":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -3176,41 +2136,13 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 				v.ToolCalls, err = decodeToolCallList(d)
 			}
 		case "name":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Name = new(x)
-				}
-			}
+			err = d.optString(&v.Name, false)
 		case "encryptedValue":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.EncryptedValue = new(x)
-				}
-			}
+			err = d.optString(&v.EncryptedValue, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3254,41 +2186,13 @@ func (v *UserMessage) decodeJSON(d *decoder) error {
 			v.Content, err = decodeContent(d)
 			seen |= 1 << 2
 		case "name":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Name = new(x)
-				}
-			}
+			err = d.optString(&v.Name, false)
 		case "encryptedValue":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.EncryptedValue = new(x)
-				}
-			}
+			err = d.optString(&v.EncryptedValue, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3338,41 +2242,13 @@ func (v *ToolMessage) decodeJSON(d *decoder) error {
 			v.ToolCallID, err = d.str()
 			seen |= 1 << 3
 		case "error":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Error = new(x)
-				}
-			}
+			err = d.optString(&v.Error, false)
 		case "encryptedValue":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.EncryptedValue = new(x)
-				}
-			}
+			err = d.optString(&v.EncryptedValue, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3425,21 +2301,9 @@ func (v *ActivityMessage) decodeJSON(d *decoder) error {
 			v.Content, err = d.rawObject()
 			seen |= 1 << 3
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3489,31 +2353,11 @@ func (v *ReasoningMessage) decodeJSON(d *decoder) error {
 			v.Content, err = d.str()
 			seen |= 1 << 2
 		case "encryptedValue":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.EncryptedValue = new(x)
-				}
-			}
+			err = d.optString(&v.EncryptedValue, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		case "subagentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.SubagentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.SubagentRunID, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3560,21 +2404,9 @@ func (v *ToolCall) decodeJSON(d *decoder) error {
 			err = v.Function.decodeJSON(d)
 			seen |= 1 << 2
 		case "encryptedValue":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.EncryptedValue = new(x)
-				}
-			}
+			err = d.optString(&v.EncryptedValue, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -3654,24 +2486,12 @@ func (v *TextPart) decodeJSON(d *decoder) error {
 			err = d.constString("text")
 			seen |= 1 << 0
 		case "id":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ID = new(x)
-				}
-			}
+			err = d.optString(&v.ID, false)
 		case "text":
 			v.Text, err = d.str()
 			seen |= 1 << 1
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Metadata, err = d.raw()
-			}
+			err = d.optRaw(&v.Metadata, false, true)
 		default:
 			err = d.unknown(key)
 		}
@@ -3710,15 +2530,7 @@ func (v *ImagePart) decodeJSON(d *decoder) error {
 			err = d.constString("image")
 			seen |= 1 << 0
 		case "id":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ID = new(x)
-				}
-			}
+			err = d.optString(&v.ID, false)
 		case "source":
 			v.Source, err = decodePartSourceUnion(d)
 			if err == errDropped {
@@ -3727,11 +2539,7 @@ func (v *ImagePart) decodeJSON(d *decoder) error {
 			}
 			seen |= 1 << 1
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Metadata, err = d.raw()
-			}
+			err = d.optRaw(&v.Metadata, false, true)
 		default:
 			err = d.unknown(key)
 		}
@@ -3773,15 +2581,7 @@ func (v *AudioPart) decodeJSON(d *decoder) error {
 			err = d.constString("audio")
 			seen |= 1 << 0
 		case "id":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ID = new(x)
-				}
-			}
+			err = d.optString(&v.ID, false)
 		case "source":
 			v.Source, err = decodePartSourceUnion(d)
 			if err == errDropped {
@@ -3790,11 +2590,7 @@ func (v *AudioPart) decodeJSON(d *decoder) error {
 			}
 			seen |= 1 << 1
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Metadata, err = d.raw()
-			}
+			err = d.optRaw(&v.Metadata, false, true)
 		default:
 			err = d.unknown(key)
 		}
@@ -3836,15 +2632,7 @@ func (v *VideoPart) decodeJSON(d *decoder) error {
 			err = d.constString("video")
 			seen |= 1 << 0
 		case "id":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ID = new(x)
-				}
-			}
+			err = d.optString(&v.ID, false)
 		case "source":
 			v.Source, err = decodePartSourceUnion(d)
 			if err == errDropped {
@@ -3853,11 +2641,7 @@ func (v *VideoPart) decodeJSON(d *decoder) error {
 			}
 			seen |= 1 << 1
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Metadata, err = d.raw()
-			}
+			err = d.optRaw(&v.Metadata, false, true)
 		default:
 			err = d.unknown(key)
 		}
@@ -3899,15 +2683,7 @@ func (v *DocumentPart) decodeJSON(d *decoder) error {
 			err = d.constString("document")
 			seen |= 1 << 0
 		case "id":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ID = new(x)
-				}
-			}
+			err = d.optString(&v.ID, false)
 		case "source":
 			v.Source, err = decodePartSourceUnion(d)
 			if err == errDropped {
@@ -3916,11 +2692,7 @@ func (v *DocumentPart) decodeJSON(d *decoder) error {
 			}
 			seen |= 1 << 1
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Metadata, err = d.raw()
-			}
+			err = d.optRaw(&v.Metadata, false, true)
 		default:
 			err = d.unknown(key)
 		}
@@ -4009,15 +2781,7 @@ func (v *URLSource) decodeJSON(d *decoder) error {
 			v.Value, err = d.str()
 			seen |= 1 << 1
 		case "mimeType":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.MimeType = new(x)
-				}
-			}
+			err = d.optString(&v.MimeType, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4058,25 +2822,9 @@ func (v *FileSource) decodeJSON(d *decoder) error {
 			v.Value, err = d.str()
 			seen |= 1 << 1
 		case "provider":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Provider = new(x)
-				}
-			}
+			err = d.optString(&v.Provider, false)
 		case "mimeType":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.MimeType = new(x)
-				}
-			}
+			err = d.optString(&v.MimeType, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4156,17 +2904,9 @@ func (v *Tool) decodeJSON(d *decoder) error {
 			v.Description, err = d.str()
 			seen |= 1 << 1
 		case "parameters":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.Parameters, err = d.raw()
-			}
+			err = d.optRaw(&v.Parameters, false, true)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4207,25 +2947,9 @@ func (v *RunAgentInput) decodeJSON(d *decoder) error {
 			v.RunID, err = d.str()
 			seen |= 1 << 1
 		case "protocolVersion":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ProtocolVersion = new(x)
-				}
-			}
+			err = d.optString(&v.ProtocolVersion, false)
 		case "parentRunId":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.ParentRunID = new(x)
-				}
-			}
+			err = d.optString(&v.ParentRunID, false)
 		case "state":
 			if d.isNull() {
 				// A null here reads as absent in every mode (see the schema).
@@ -4248,11 +2972,7 @@ func (v *RunAgentInput) decodeJSON(d *decoder) error {
 				v.Context, err = decodeContextList(d)
 			}
 		case "forwardedProps":
-			if d.isNull() {
-				err = d.nullOptional(true)
-			} else {
-				v.ForwardedProps, err = d.raw()
-			}
+			err = d.optRaw(&v.ForwardedProps, false, true)
 		case "resume":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -4299,15 +3019,7 @@ func (v *SubagentInfo) decodeJSON(d *decoder) error {
 			v.Name, err = d.str()
 			seen |= 1 << 0
 		case "description":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Description = new(x)
-				}
-			}
+			err = d.optString(&v.Description, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4338,71 +3050,19 @@ func (v *IdentityCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "name":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Name = new(x)
-				}
-			}
+			err = d.optString(&v.Name, false)
 		case "type":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Type = new(x)
-				}
-			}
+			err = d.optString(&v.Type, false)
 		case "description":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Description = new(x)
-				}
-			}
+			err = d.optString(&v.Description, false)
 		case "version":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Version = new(x)
-				}
-			}
+			err = d.optString(&v.Version, false)
 		case "provider":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.Provider = new(x)
-				}
-			}
+			err = d.optString(&v.Provider, false)
 		case "documentationUrl":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x string
-				x, err = d.str()
-				if err == nil {
-					v.DocumentationURL = new(x)
-				}
-			}
+			err = d.optString(&v.DocumentationURL, false)
 		case "metadata":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Metadata, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Metadata, true, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4430,55 +3090,15 @@ func (v *TransportCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "streaming":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Streaming = new(x)
-				}
-			}
+			err = d.optBool(&v.Streaming, false)
 		case "websocket":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Websocket = new(x)
-				}
-			}
+			err = d.optBool(&v.Websocket, false)
 		case "httpBinary":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.HTTPBinary = new(x)
-				}
-			}
+			err = d.optBool(&v.HTTPBinary, false)
 		case "pushNotifications":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.PushNotifications = new(x)
-				}
-			}
+			err = d.optBool(&v.PushNotifications, false)
 		case "resumable":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Resumable = new(x)
-				}
-			}
+			err = d.optBool(&v.Resumable, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4506,15 +3126,7 @@ func (v *ToolsCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "supported":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Supported = new(x)
-				}
-			}
+			err = d.optBool(&v.Supported, false)
 		case "items":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -4522,25 +3134,9 @@ func (v *ToolsCapabilities) decodeJSON(d *decoder) error {
 				v.Items, err = decodeToolList(d)
 			}
 		case "parallelCalls":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.ParallelCalls = new(x)
-				}
-			}
+			err = d.optBool(&v.ParallelCalls, false)
 		case "clientProvided":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.ClientProvided = new(x)
-				}
-			}
+			err = d.optBool(&v.ClientProvided, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4568,15 +3164,7 @@ func (v *OutputCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "structuredOutput":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.StructuredOutput = new(x)
-				}
-			}
+			err = d.optBool(&v.StructuredOutput, false)
 		case "supportedMimeTypes":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -4610,45 +3198,13 @@ func (v *StateCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "snapshots":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Snapshots = new(x)
-				}
-			}
+			err = d.optBool(&v.Snapshots, false)
 		case "deltas":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Deltas = new(x)
-				}
-			}
+			err = d.optBool(&v.Deltas, false)
 		case "memory":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Memory = new(x)
-				}
-			}
+			err = d.optBool(&v.Memory, false)
 		case "persistentState":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.PersistentState = new(x)
-				}
-			}
+			err = d.optBool(&v.PersistentState, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4676,35 +3232,11 @@ func (v *MultiAgentCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "supported":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Supported = new(x)
-				}
-			}
+			err = d.optBool(&v.Supported, false)
 		case "delegation":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Delegation = new(x)
-				}
-			}
+			err = d.optBool(&v.Delegation, false)
 		case "handoffs":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Handoffs = new(x)
-				}
-			}
+			err = d.optBool(&v.Handoffs, false)
 		case "subagents":
 			if d.isNull() {
 				err = d.nullOptional(false)
@@ -4738,35 +3270,11 @@ func (v *ReasoningCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "supported":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Supported = new(x)
-				}
-			}
+			err = d.optBool(&v.Supported, false)
 		case "streaming":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Streaming = new(x)
-				}
-			}
+			err = d.optBool(&v.Streaming, false)
 		case "encrypted":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Encrypted = new(x)
-				}
-			}
+			err = d.optBool(&v.Encrypted, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4794,55 +3302,15 @@ func (v *MultimodalInputCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "image":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Image = new(x)
-				}
-			}
+			err = d.optBool(&v.Image, false)
 		case "audio":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Audio = new(x)
-				}
-			}
+			err = d.optBool(&v.Audio, false)
 		case "video":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Video = new(x)
-				}
-			}
+			err = d.optBool(&v.Video, false)
 		case "pdf":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Pdf = new(x)
-				}
-			}
+			err = d.optBool(&v.Pdf, false)
 		case "file":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.File = new(x)
-				}
-			}
+			err = d.optBool(&v.File, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4870,25 +3338,9 @@ func (v *MultimodalOutputCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "image":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Image = new(x)
-				}
-			}
+			err = d.optBool(&v.Image, false)
 		case "audio":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Audio = new(x)
-				}
-			}
+			err = d.optBool(&v.Audio, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -4962,45 +3414,13 @@ func (v *ExecutionCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "codeExecution":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.CodeExecution = new(x)
-				}
-			}
+			err = d.optBool(&v.CodeExecution, false)
 		case "sandboxed":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Sandboxed = new(x)
-				}
-			}
+			err = d.optBool(&v.Sandboxed, false)
 		case "maxIterations":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(0), int64(9007199254740991))
-				if err == nil {
-					v.MaxIterations = new(x)
-				}
-			}
+			err = d.optInt(&v.MaxIterations, int64(0), int64(9007199254740991), false)
 		case "maxExecutionTime":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x int64
-				x, err = d.integer(int64(0), int64(9007199254740991))
-				if err == nil {
-					v.MaxExecutionTime = new(x)
-				}
-			}
+			err = d.optInt(&v.MaxExecutionTime, int64(0), int64(9007199254740991), false)
 		default:
 			err = d.unknown(key)
 		}
@@ -5028,65 +3448,17 @@ func (v *HumanInTheLoopCapabilities) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "supported":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Supported = new(x)
-				}
-			}
+			err = d.optBool(&v.Supported, false)
 		case "approvals":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Approvals = new(x)
-				}
-			}
+			err = d.optBool(&v.Approvals, false)
 		case "interventions":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Interventions = new(x)
-				}
-			}
+			err = d.optBool(&v.Interventions, false)
 		case "feedback":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Feedback = new(x)
-				}
-			}
+			err = d.optBool(&v.Feedback, false)
 		case "interrupts":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.Interrupts = new(x)
-				}
-			}
+			err = d.optBool(&v.Interrupts, false)
 		case "approveWithEdits":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				var x bool
-				x, err = d.boolean()
-				if err == nil {
-					v.ApproveWithEdits = new(x)
-				}
-			}
+			err = d.optBool(&v.ApproveWithEdits, false)
 		default:
 			err = d.unknown(key)
 		}
@@ -5214,11 +3586,7 @@ func (v *AgentCapabilities) decodeJSON(d *decoder) error {
 				}
 			}
 		case "custom":
-			if d.isNull() {
-				err = d.nullOptional(false)
-			} else {
-				v.Custom, err = d.rawObject()
-			}
+			err = d.optRaw(&v.Custom, true, false)
 		default:
 			err = d.unknown(key)
 		}

@@ -227,7 +227,26 @@ func (e *emitter) decodeField(c *Group, fl *Field) {
 		return
 	}
 	// Optional: null is never a value of an optional member; the decoder's
-	// policy says whether a legacy null is tolerated.
+	// policy says whether a legacy null is tolerated. Plain scalars and raw
+	// JSON use the shared readers in codec.go.
+	if !fl.NullAlways {
+		tol := Lit(fl.NullTolerated)
+		addr := Op("&").Add(target.Clone())
+		switch {
+		case t.Kind == KindString && t.Format == "":
+			c.Err().Op("=").Id("d").Dot("optString").Call(addr, tol)
+			return
+		case t.Kind == KindInt:
+			c.Err().Op("=").Id("d").Dot("optInt").Call(addr, Lit(*t.Min), Lit(*t.Max), tol)
+			return
+		case t.Kind == KindBool:
+			c.Err().Op("=").Id("d").Dot("optBool").Call(addr, tol)
+			return
+		case t.Kind == KindRawNotNull || t.Kind == KindRawObject:
+			c.Err().Op("=").Id("d").Dot("optRaw").Call(addr, Lit(t.Kind == KindRawObject), tol)
+			return
+		}
+	}
 	onNull := Err().Op("=").Id("d").Dot("nullOptional").Call(Lit(fl.NullTolerated))
 	if fl.NullAlways {
 		onNull = Comment("A null here reads as absent in every mode (see the schema).")
