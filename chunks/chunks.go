@@ -99,26 +99,33 @@ type Error struct {
 	Lanes int
 }
 
-// Error describes the failure in one sentence.
+// Error describes the failure in one sentence, prefixed with "chunks: "
+// and the chunk's type.
 func (e *Error) Error() string {
+	return "chunks: " + string(e.Event) + " " + e.Reason()
+}
+
+// Reason is the sentence of Error without the prefix, such as
+// `cannot open tool call "c1" without a toolCallName`.
+func (e *Error) Reason() string {
 	what := noun(e.Event)
 	switch e.Kind {
 	case MissingID:
-		return "chunks: " + string(e.Event) + " cannot open a " + what + " without a " + idField(e.Event) + ", and there is no open " + what + " chunk stream for it to continue"
+		return "cannot open a " + what + " without a " + idField(e.Event) + ", and no " + what + " chunk stream is open for it to continue"
 	case MissingName:
-		return "chunks: " + string(e.Event) + " cannot open tool call " + strconv.Quote(e.ID) + " without a toolCallName"
+		return "cannot open tool call " + strconv.Quote(e.ID) + " without a toolCallName"
 	case Conflict:
-		want := "absent"
+		want := "none"
 		if !e.WantAbsent {
 			want = strconv.Quote(e.Want)
 		}
-		return "chunks: " + string(e.Event) + " restates " + e.Field + " " + strconv.Quote(e.Got) + " for " + what + " " + strconv.Quote(e.ID) + ", whose opener established " + want
+		return "restates " + e.Field + " " + strconv.Quote(e.Got) + " for " + what + " " + strconv.Quote(e.ID) + ", whose opener established " + want
 	case OwnerMismatch:
-		return "chunks: " + string(e.Event) + " for " + what + " " + strconv.Quote(e.ID) + " is attributed to subagent " + strconv.Quote(e.Tag) + ", but the " + what + " is open in the lane of " + laneName(e.Owner, e.OwnerParent)
+		return "for " + what + " " + strconv.Quote(e.ID) + " is attributed to subagent " + strconv.Quote(e.Tag) + ", but the " + what + " is open in the lane of " + laneName(e.Owner, e.OwnerParent)
 	case Ambiguous:
-		return "chunks: " + string(e.Event) + " names neither a " + idField(e.Event) + " nor a subagentRunId, and " + strconv.Itoa(e.Lanes) + " subagent lanes have an open " + what + "; attribute the chunk"
+		return "names neither a " + idField(e.Event) + " nor a subagentRunId, and " + strconv.Itoa(e.Lanes) + " subagent lanes have an open " + what + "; attribute the chunk"
 	}
-	return "chunks: " + string(e.Event) + ": " + e.Kind.String()
+	return e.Kind.String()
 }
 
 // Is reports whether target is ErrChunk.
@@ -132,7 +139,7 @@ func laneName(owner string, parent bool) string {
 }
 
 func noun(t agui.EventType) string {
-	switch t {
+	switch t { //agui:nonexhaustive only the chunk types name an entity here
 	case agui.EventTypeToolCallChunk:
 		return "tool call"
 	case agui.EventTypeReasoningMessageChunk:
@@ -207,11 +214,8 @@ func (x *Expander) Expand(dst []agui.Event, ev agui.Event) ([]agui.Event, error)
 		return x.tool(dst, e)
 	case *agui.ReasoningMessageChunk:
 		return x.reasoning(dst, e)
-	}
-	if len(x.lanes) == 0 {
-		return append(dst, ev), nil
-	}
-	switch e := ev.(type) {
+
+	// Explicit events of a producer close its own lane.
 	case *agui.TextMessageStart:
 		dst = x.closeLane(dst, keyOf(e.SubagentRunID))
 	case *agui.TextMessageContent:
@@ -246,14 +250,19 @@ func (x *Expander) Expand(dst []agui.Event, ev agui.Event) ([]agui.Event, error)
 		dst = x.closeLane(dst, keyOf(e.SubagentRunID))
 	case *agui.ReasoningEnd:
 		dst = x.closeLane(dst, keyOf(e.SubagentRunID))
+
+	// Run-level events close every lane.
 	case *agui.RunStarted, *agui.RunFinished, *agui.RunError, *agui.MessagesSnapshot:
 		dst = x.closeAll(dst)
+
+	// A subagent's end closes its lane.
 	case *agui.SubagentFinished:
 		dst = x.closeLane(dst, laneKey{e.SubagentRunID, true})
 	case *agui.SubagentError:
 		dst = x.closeLane(dst, laneKey{e.SubagentRunID, true})
+
+	// These pass through without closing anything.
 	case *agui.Raw, *agui.ActivitySnapshot, *agui.ActivityDelta, *agui.ReasoningEncryptedValue, *agui.SubagentStarted:
-		// These pass through without closing anything.
 	}
 	return append(dst, ev), nil
 }

@@ -90,6 +90,14 @@ type engine struct {
 	runID  string
 
 	items [entityCount]map[string]item
+	// hot caches the record last read by a continuation, so that a stream of
+	// deltas to one entity costs no hashing. Every write to items goes
+	// through put, which keeps it current.
+	hot struct {
+		kind entity
+		id   string
+		it   item
+	}
 	steps map[stepKey]struct{}
 	subs  map[string]bool // subagent id -> still active
 	openN [entityCount]int32
@@ -105,7 +113,15 @@ func (e *engine) observe(ev agui.Event) error {
 	if ev == nil {
 		return e.fail(NotOpen, "", "", "a nil event is not an event")
 	}
-	f := factsOf(ev)
+	var f facts
+	if !deltaFacts(ev, &f) {
+		f = factsOf(ev)
+	}
+	if f.action == actionContinue && e.phase == phaseRunning && !e.exp.Open() && e.continues(&f) {
+		// The steady state: a delta to the entity the last delta named.
+		e.n++
+		return nil
+	}
 	var err *Error
 	if f.action == actionChunk || e.exp.Open() {
 		err = e.expand(ev)
@@ -117,6 +133,35 @@ func (e *engine) observe(ev agui.Event) error {
 		return err
 	}
 	return nil
+}
+
+// deltaFacts is factsOf for the three delta events, the bulk of every
+// stream, written so that it costs a third of the generated switch (which
+// builds its result in a temporary and copies it; see TestDeltaFacts, which
+// holds this function to the tables). It returns false for any other event.
+func deltaFacts(ev agui.Event, f *facts) bool {
+	var tag *string
+	switch e := ev.(type) { //agui:nonexhaustive the fast path knows the three deltas; factsOf knows all
+	case *agui.TextMessageContent:
+		f.action, f.entity, f.id, tag = actionContinue, entityMessage, e.MessageID, e.SubagentRunID
+	case *agui.ToolCallArgs:
+		f.action, f.entity, f.id, tag = actionContinue, entityToolCall, e.ToolCallID, e.SubagentRunID
+	case *agui.ReasoningMessageContent:
+		f.action, f.entity, f.id, tag = actionContinue, entityReasoningMessage, e.MessageID, e.SubagentRunID
+	default:
+		return false
+	}
+	if tag != nil {
+		f.tag, f.tagged = *tag, true
+	}
+	return true
+}
+
+// continues reports whether f continues the entity in the hot cache, open
+// and with an agreeing owner; anything else takes the general path.
+func (e *engine) continues(f *facts) bool {
+	h, slot := home(f.entity)
+	return e.hot.kind == h && e.hot.id == f.id && e.hot.it.open[slot] && e.agrees(f, e.hot.it.owner)
 }
 
 // expand runs ev through chunk expansion and verifies what comes out.
@@ -196,6 +241,14 @@ func (e *engine) agrees(f *facts, owner who) bool {
 
 func attribution(f *facts) who { return who{f.tag, f.tagged} }
 
+// put stores a record, keeping the hot cache current.
+func (e *engine) put(m map[string]item, kind entity, id string, it item) {
+	m[id] = it
+	if e.hot.kind == kind && e.hot.id == id {
+		e.hot.it = it
+	}
+}
+
 func (e *engine) records(kind entity) map[string]item {
 	m := e.items[kind]
 	if m == nil {
@@ -232,7 +285,7 @@ func (e *engine) apply(ev agui.Event, f *facts) *Error {
 		it, known := m[f.id]
 		if !known || !keepsOwner(ev) {
 			it.owner = attribution(f)
-			m[f.id] = it
+			e.put(m, f.entity, f.id, it)
 		}
 	case actionMutate:
 		if it, known := e.items[f.entity][f.id]; known && !e.agrees(f, it.owner) {
@@ -314,6 +367,7 @@ func (e *engine) begin(ev agui.Event, f *facts, reset bool) {
 		for i := range e.items {
 			clear(e.items[i])
 		}
+		e.hot.kind, e.hot.id, e.hot.it = entityNone, "", item{}
 		clear(e.steps)
 		clear(e.subs)
 		e.openN = [entityCount]int32{}
@@ -340,14 +394,14 @@ func (e *engine) seed(msgs []agui.Message, authoritative bool) {
 		m := e.records(kind)
 		if it, known := m[id]; authoritative || !known {
 			it.owner = owner
-			m[id] = it
+			e.put(m, kind, id, it)
 		}
 		if len(calls) > 0 {
 			tc := e.records(entityToolCall)
 			for _, c := range calls {
 				if it, known := tc[c.ID]; authoritative || !known {
 					it.owner = owner
-					tc[c.ID] = it
+					e.put(tc, entityToolCall, c.ID, it)
 				}
 			}
 		}
@@ -428,7 +482,7 @@ func (e *engine) open(ev agui.Event, f *facts) *Error {
 		}
 	}
 	it.open[slot] = true
-	m[f.id] = it
+	e.put(m, h, f.id, it)
 	e.openN[f.entity]++
 	return nil
 }
@@ -476,8 +530,13 @@ func (e *engine) proceed(ev agui.Event, f *facts, closing bool) *Error {
 		return nil
 	}
 	h, slot := home(f.entity)
-	m := e.items[h]
-	it := m[f.id]
+	var it item
+	if e.hot.kind == h && e.hot.id == f.id {
+		it = e.hot.it
+	} else {
+		it = e.items[h][f.id]
+		e.hot.kind, e.hot.id, e.hot.it = h, f.id, it
+	}
 	if !it.open[slot] {
 		return e.fail(NotOpen, ev.Type(), f.id, entityNouns[f.entity]+" "+strconv.Quote(f.id)+" is not open")
 	}
@@ -486,7 +545,7 @@ func (e *engine) proceed(ev agui.Event, f *facts, closing bool) *Error {
 	}
 	if closing {
 		it.open[slot] = false
-		m[f.id] = it
+		e.put(e.items[h], h, f.id, it)
 		e.openN[f.entity]--
 	}
 	return nil
@@ -511,7 +570,7 @@ func (e *engine) answer(ev agui.Event, f *facts) *Error {
 		m := e.records(h)
 		it := m[id]
 		it.owner = attribution(f)
-		m[id] = it
+		e.put(m, h, id, it)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import "github.com/agui-go/sdk/agui"
 // message (TOOL_CALL_START.parentMessageId), a subagent's parent subagent
 // (SUBAGENT_STARTED.parentSubagentRunId).
 func parentOf(ev agui.Event) (entity, string, bool) {
-	switch e := ev.(type) {
+	switch e := ev.(type) { //agui:nonexhaustive a relation only some events have
 	case *agui.ToolCallStart:
 		if e.ParentMessageID != nil {
 			return entityMessage, *e.ParentMessageID, true
@@ -65,7 +65,7 @@ func annotated(ev agui.Event) (kinds [2]entity, label entity) {
 // ones), RUN_STARTED.input echoes the run's history (recorded only for ids
 // not yet known).
 func historyOf(ev agui.Event) (msgs []agui.Message, authoritative bool) {
-	switch e := ev.(type) {
+	switch e := ev.(type) { //agui:nonexhaustive a relation only some events have
 	case *agui.MessagesSnapshot:
 		return e.Messages, true
 	case *agui.RunStarted:

@@ -1,0 +1,118 @@
+package verify
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/agui-go/sdk/agui"
+)
+
+// Profile selects the rules a captured stream is checked against.
+type Profile uint8
+
+const (
+	// ClientProfile checks a stream as a consuming client does: lenient
+	// decoding (unknown event types dropped, unknown members stripped, each
+	// with a warning), chunk expansion, then the [Client] verifier.
+	ClientProfile Profile = iota
+	// ServerProfile checks a stream as a producer must emit it: strict
+	// decoding, then the [Server] verifier (chunks included).
+	ServerProfile
+)
+
+// String returns "client" or "server".
+func (p Profile) String() string {
+	switch p {
+	case ClientProfile:
+		return "client"
+	case ServerProfile:
+		return "server"
+	}
+	return "profile(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Report is the verdict on a captured stream.
+type Report struct {
+	// Events is the number of documents read.
+	Events int
+	// Index is the position of the first rejected document, counting every
+	// document (dropped ones included); len(docs) when the stream was
+	// rejected at its end (truncated); -1 when it was accepted.
+	Index int
+	// Event is the "type" of the rejected document as it was sent, or ""
+	// (accepted, truncated, or no type).
+	Event string
+	// Err is nil when the stream was accepted, else a *Error (an ordering
+	// rule, or ErrTruncated), an *agui.DecodeError, or (server profile) an
+	// *agui.UnknownEventTypeError.
+	Err error
+	// Warnings are the repairs of lenient decoding (client profile), in
+	// order.
+	Warnings []Warning
+}
+
+// OK reports whether the stream was accepted.
+func (r *Report) OK() bool { return r.Err == nil }
+
+// Warning is one repair made while reading a document.
+type Warning struct {
+	Index int    // the document's position
+	Text  string // such as `dropped unknown event type "FUTURE"`
+}
+
+// Check decodes and verifies a captured stream given as one JSON document
+// per event, in stream order, under profile p.
+func Check(p Profile, docs [][]byte) *Report {
+	r := &Report{Events: len(docs), Index: -1}
+	var c Client
+	var s Server
+	observe, finish := c.Observe, c.Finish
+	if p == ServerProfile {
+		observe, finish = s.Observe, s.Finish
+	}
+	for i, doc := range docs {
+		var ev agui.Event
+		var err error
+		if p == ServerProfile {
+			ev, err = agui.DecodeEvent(doc)
+		} else {
+			var warns []agui.Warning
+			ev, warns, err = agui.DecodeEventLenient(doc)
+			for _, w := range warns {
+				r.Warnings = append(r.Warnings, Warning{i, w.String()})
+			}
+			if errors.Is(err, agui.ErrUnknownEventType) {
+				r.Warnings = append(r.Warnings, Warning{i, "dropped: " + err.Error()})
+				continue
+			}
+		}
+		if err == nil {
+			err = observe(ev)
+		}
+		if err != nil {
+			r.Index, r.Err = i, err
+			r.Event = typeOf(doc)
+			return r
+		}
+	}
+	if err := finish(); err != nil {
+		r.Index, r.Err = len(docs), err
+	}
+	return r
+}
+
+// typeOf reads the "type" member of a document that may not decode.
+func typeOf(doc []byte) string {
+	var v struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if json.Unmarshal(doc, &v) != nil {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v.Type, &s) != nil {
+		return ""
+	}
+	return s
+}
