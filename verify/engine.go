@@ -113,10 +113,7 @@ func (e *engine) observe(ev agui.Event) error {
 	if ev == nil {
 		return e.fail(NotOpen, "", "", "a nil event is not an event")
 	}
-	var f facts
-	if !deltaFacts(ev, &f) {
-		f = factsOf(ev)
-	}
+	f := factsOf(ev)
 	if f.action == actionContinue && e.phase == phaseRunning && !e.exp.Open() && e.continues(&f) {
 		// The steady state: a delta to the entity the last delta named.
 		e.n++
@@ -133,28 +130,6 @@ func (e *engine) observe(ev agui.Event) error {
 		return err
 	}
 	return nil
-}
-
-// deltaFacts is factsOf for the three delta events, the bulk of every
-// stream, written so that it costs a third of the generated switch (which
-// builds its result in a temporary and copies it; see TestDeltaFacts, which
-// holds this function to the tables). It returns false for any other event.
-func deltaFacts(ev agui.Event, f *facts) bool {
-	var tag *string
-	switch e := ev.(type) { //agui:nonexhaustive the fast path knows the three deltas; factsOf knows all
-	case *agui.TextMessageContent:
-		f.action, f.entity, f.id, tag = actionContinue, entityMessage, e.MessageID, e.SubagentRunID
-	case *agui.ToolCallArgs:
-		f.action, f.entity, f.id, tag = actionContinue, entityToolCall, e.ToolCallID, e.SubagentRunID
-	case *agui.ReasoningMessageContent:
-		f.action, f.entity, f.id, tag = actionContinue, entityReasoningMessage, e.MessageID, e.SubagentRunID
-	default:
-		return false
-	}
-	if tag != nil {
-		f.tag, f.tagged = *tag, true
-	}
-	return true
 }
 
 // continues reports whether f continues the entity in the hot cache, open

@@ -4,37 +4,39 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/internal/interop"
 )
 
-// TestDeltaFacts holds the hand-written fast path to the generated tables.
-func TestDeltaFacts(t *testing.T) {
+// TestFactsOf pins what the generated tables read from events: the action,
+// the entity and its id, and attribution (a tag, its absence, or identity).
+func TestFactsOf(t *testing.T) {
 	tag := "s1"
-	events := []agui.Event{
-		agui.NewTextMessageContent("m1", "x"),
-		&agui.TextMessageContent{MessageID: "m1", SubagentRunID: &tag},
-		agui.NewToolCallArgs("c1", "{}"),
-		&agui.ToolCallArgs{ToolCallID: "c1", SubagentRunID: &tag},
-		agui.NewReasoningMessageContent("z", "t"),
-		&agui.ReasoningMessageContent{MessageID: "z", SubagentRunID: new("")},
+	tests := []struct {
+		name string
+		ev   agui.Event
+		want facts
+	}{
+		{"untagged delta", agui.NewTextMessageContent("m1", "x"),
+			facts{action: actionContinue, entity: entityMessage, id: "m1"}},
+		{"tagged delta", &agui.ToolCallArgs{ToolCallID: "c1", SubagentRunID: &tag},
+			facts{action: actionContinue, entity: entityToolCall, id: "c1", tag: "s1", tagged: true}},
+		{"empty tag is a tag", &agui.ReasoningMessageContent{MessageID: "z", SubagentRunID: new("")},
+			facts{action: actionContinue, entity: entityReasoningMessage, id: "z", tagged: true}},
+		{"chunk without id", &agui.TextMessageChunk{},
+			facts{action: actionChunk, entity: entityMessage}},
+		{"chunk with id", &agui.ToolCallChunk{ToolCallID: new("c2")},
+			facts{action: actionChunk, entity: entityToolCall, id: "c2"}},
+		{"identity", agui.NewSubagentStarted("s9", "researcher"),
+			facts{action: actionOpen, entity: entitySubagent, id: "s9", tag: "s9", tagged: true}},
+		{"run scoped", agui.NewRunError("boom"),
+			facts{action: actionFail, entity: entityRun}},
+		{"no lifecycle", agui.NewCustom("n", nil),
+			facts{action: actionNone}},
 	}
-	for _, ev := range events {
-		var got facts
-		if !deltaFacts(ev, &got) {
-			t.Fatalf("%T: not a delta", ev)
-		}
-		if want := factsOf(ev); got != want {
-			t.Errorf("%T: deltaFacts %+v, factsOf %+v", ev, got, want)
-		}
-	}
-	// Every other event type is left to the tables.
-	for typ := range 32 {
-		for _, ev := range interop.Events([]byte{byte(typ), 5, 1, 2, 3, 4, 5, 6, 7}) {
-			var f facts
-			isDelta := ev.Type() == agui.EventTypeTextMessageContent || ev.Type() == agui.EventTypeToolCallArgs || ev.Type() == agui.EventTypeReasoningMessageContent
-			if deltaFacts(ev, &f) != isDelta {
-				t.Errorf("%s: deltaFacts says %v", ev.Type(), !isDelta)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := factsOf(tt.ev); got != tt.want {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
-		}
+		})
 	}
 }

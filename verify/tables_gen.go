@@ -119,287 +119,242 @@ type facts struct {
 func factsOf(ev agui.Event) facts {
 	switch e := ev.(type) {
 	case *agui.TextMessageStart:
-		f := facts{
+		return facts{
 			action: actionOpen,
 			entity: entityMessage,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.TextMessageContent:
-		f := facts{
+		return facts{
 			action: actionContinue,
 			entity: entityMessage,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.TextMessageEnd:
-		f := facts{
+		return facts{
 			action: actionClose,
 			entity: entityMessage,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.TextMessageChunk:
-		f := facts{
+		return facts{
 			action: actionChunk,
 			entity: entityMessage,
+			id:     deref(e.MessageID),
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.MessageID != nil {
-			f.id = *e.MessageID
-		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ToolCallStart:
-		f := facts{
+		return facts{
 			action: actionOpen,
 			entity: entityToolCall,
 			id:     e.ToolCallID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ToolCallArgs:
-		f := facts{
+		return facts{
 			action: actionContinue,
 			entity: entityToolCall,
 			id:     e.ToolCallID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ToolCallEnd:
-		f := facts{
+		return facts{
 			action: actionClose,
 			entity: entityToolCall,
 			id:     e.ToolCallID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ToolCallChunk:
-		f := facts{
+		return facts{
 			action: actionChunk,
 			entity: entityToolCall,
+			id:     deref(e.ToolCallID),
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.ToolCallID != nil {
-			f.id = *e.ToolCallID
-		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ToolCallResult:
-		f := facts{
+		return facts{
 			action: actionAnswer,
 			entity: entityToolCall,
 			id:     e.ToolCallID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.StateSnapshot:
-		f := facts{action: actionNone}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
+		return facts{
+			action: actionNone,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		return f
 	case *agui.StateDelta:
-		f := facts{action: actionNone}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
+		return facts{
+			action: actionNone,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		return f
 	case *agui.MessagesSnapshot:
-		f := facts{
+		return facts{
 			action: actionSeed,
 			entity: entityMessage,
 		}
-		return f
 	case *agui.ActivitySnapshot:
-		f := facts{
+		return facts{
 			action: actionUpsert,
 			entity: entityActivity,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ActivityDelta:
-		f := facts{
+		return facts{
 			action: actionMutate,
 			entity: entityActivity,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.Raw:
-		f := facts{action: actionNone}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
+		return facts{
+			action: actionNone,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		return f
 	case *agui.Custom:
-		f := facts{action: actionNone}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
+		return facts{
+			action: actionNone,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		return f
 	case *agui.RunStarted:
-		f := facts{
+		return facts{
 			action: actionOpen,
 			entity: entityRun,
 			id:     e.RunID,
 		}
-		return f
 	case *agui.RunFinished:
-		f := facts{
+		return facts{
 			action: actionClose,
 			entity: entityRun,
 			id:     e.RunID,
 		}
-		return f
 	case *agui.RunError:
-		f := facts{
+		return facts{
 			action: actionFail,
 			entity: entityRun,
 		}
-		return f
 	case *agui.StepStarted:
-		f := facts{
+		return facts{
 			action: actionOpen,
 			entity: entityStep,
 			id:     e.StepName,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.StepFinished:
-		f := facts{
+		return facts{
 			action: actionClose,
 			entity: entityStep,
 			id:     e.StepName,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ReasoningStart:
-		f := facts{
+		return facts{
 			action: actionOpen,
 			entity: entityReasoningSpan,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ReasoningMessageStart:
-		f := facts{
+		return facts{
 			action: actionOpen,
 			entity: entityReasoningMessage,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ReasoningMessageContent:
-		f := facts{
+		return facts{
 			action: actionContinue,
 			entity: entityReasoningMessage,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ReasoningMessageEnd:
-		f := facts{
+		return facts{
 			action: actionClose,
 			entity: entityReasoningMessage,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ReasoningMessageChunk:
-		f := facts{
+		return facts{
 			action: actionChunk,
 			entity: entityReasoningMessage,
+			id:     deref(e.MessageID),
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.MessageID != nil {
-			f.id = *e.MessageID
-		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ReasoningEnd:
-		f := facts{
+		return facts{
 			action: actionClose,
 			entity: entityReasoningSpan,
 			id:     e.MessageID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.ReasoningEncryptedValue:
-		f := facts{
+		return facts{
 			action: actionAnnotate,
 			id:     e.EntityID,
+			tag:    deref(e.SubagentRunID),
+			tagged: e.SubagentRunID != nil,
 		}
-		if e.SubagentRunID != nil {
-			f.tag, f.tagged = *e.SubagentRunID, true
-		}
-		return f
 	case *agui.SubagentStarted:
-		f := facts{
+		return facts{
 			action: actionOpen,
 			entity: entitySubagent,
 			id:     e.SubagentRunID,
 			tag:    e.SubagentRunID,
 			tagged: true,
 		}
-		return f
 	case *agui.SubagentFinished:
-		f := facts{
+		return facts{
 			action: actionClose,
 			entity: entitySubagent,
 			id:     e.SubagentRunID,
 			tag:    e.SubagentRunID,
 			tagged: true,
 		}
-		return f
 	case *agui.SubagentError:
-		f := facts{
+		return facts{
 			action: actionFail,
 			entity: entitySubagent,
 			id:     e.SubagentRunID,
 			tag:    e.SubagentRunID,
 			tagged: true,
 		}
-		return f
 	}
 	return facts{}
+}
+
+// deref reads an optional string member, "" when absent.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

@@ -121,30 +121,36 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 					if ev.Entity != "" {
 						vals[Id("entity")] = Id("entity" + goFieldName(ev.Entity))
 					}
-					if ev.IDField != nil {
-						if ev.IDField.Required {
-							vals[Id("id")] = Id("e").Dot(ev.IDField.GoName)
+					if f := ev.IDField; f != nil {
+						if f.Required {
+							vals[Id("id")] = Id("e").Dot(f.GoName)
+						} else {
+							vals[Id("id")] = Id("deref").Call(Id("e").Dot(f.GoName))
 						}
 					}
-					if ev.Attribution == "identity" {
+					switch ev.Attribution {
+					case "identity":
 						vals[Id("tag")] = Id("e").Dot(ev.TagField.GoName)
 						vals[Id("tagged")] = True()
+					case "tag":
+						vals[Id("tag")] = Id("deref").Call(Id("e").Dot(ev.TagField.GoName))
+						vals[Id("tagged")] = Id("e").Dot(ev.TagField.GoName).Op("!=").Nil()
 					}
-					c.Id("f").Op(":=").Id("facts").Values(vals)
-					if ev.IDField != nil && !ev.IDField.Required {
-						c.If(Id("e").Dot(ev.IDField.GoName).Op("!=").Nil()).Block(
-							Id("f").Dot("id").Op("=").Op("*").Id("e").Dot(ev.IDField.GoName))
-					}
-					if ev.Attribution == "tag" {
-						c.If(Id("e").Dot(ev.TagField.GoName).Op("!=").Nil()).Block(
-							List(Id("f").Dot("tag"), Id("f").Dot("tagged")).Op("=").List(Op("*").Id("e").Dot(ev.TagField.GoName), True()))
-					}
-					c.Return(Id("f"))
+					c.Return(Id("facts").Values(vals))
 				})
 			}
 		})
 		g.Return(Id("facts").Values())
 	})
+	e.emitDeref(f)
+}
+
+func (e *emitter) emitDeref(f *File) {
+	f.Comment("deref reads an optional string member, \"\" when absent.")
+	f.Func().Id("deref").Params(Id("p").Op("*").String()).String().Block(
+		If(Id("p").Op("==").Nil()).Block(Return(Lit(""))),
+		Return(Op("*").Id("p")),
+	)
 }
 
 func actionName(a string) string {
