@@ -25,6 +25,10 @@ type emitter struct {
 	cancel      context.CancelCauseFunc
 	parent      context.Context // the context the run was started under
 	parentCause func() error    // the cause to report when parent is done
+	// done and parentDone are ctx.Done() and parent.Done(), kept so that the
+	// per-event liveness check is two non-blocking receives; parentDone is
+	// nil for a parent that can never be cancelled.
+	done, parentDone <-chan struct{}
 
 	verifier verify.Server
 	sink     sink
@@ -56,22 +60,29 @@ type sink interface {
 }
 
 var (
-	errNilEvent     = errors.New("agui/server: nil event")
-	errDriverOwned  = errors.New("agui/server: RUN_STARTED, RUN_FINISHED and RUN_ERROR are emitted by the driver; return an Outcome or an error instead")
-	errRunNotActive = errors.New("agui/server: the run was abandoned before it started")
+	errNilEvent    = errors.New("agui/server: nil event")
+	errDriverOwned = errors.New("agui/server: RUN_STARTED, RUN_FINISHED and RUN_ERROR are emitted by the driver; return an Outcome or an error instead")
 )
 
 // cancelCause returns the cause of the run's cancellation, or nil while the run
 // is live. Cancellation of the parent context is applied here synchronously,
 // so an emit right after the parent was cancelled already fails.
 func (e *emitter) cancelCause() error {
-	if e.ctx.Err() == nil {
-		if e.parent.Err() == nil {
-			return nil
-		}
-		e.cancel(e.parentCause())
+	select {
+	case <-e.done:
+		return context.Cause(e.ctx)
+	default:
 	}
-	return context.Cause(e.ctx)
+	if e.parentDone == nil {
+		return nil
+	}
+	select {
+	case <-e.parentDone:
+		e.cancel(e.parentCause())
+		return context.Cause(e.ctx)
+	default:
+		return nil
+	}
 }
 
 // check says whether ev may be emitted now. Called with mu held.
@@ -162,8 +173,10 @@ func (e *emitter) textContent(id, delta string, tag *string) error {
 	if e.retain {
 		ev = &agui.TextMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
 	} else {
+		// Only this method writes the reused event, and nothing mutates
+		// an event it is given, so setting the three members suffices.
 		ev = &e.text
-		*ev = agui.TextMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
+		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
 	if err := e.check(ev); err != nil {
 		return err
@@ -178,8 +191,10 @@ func (e *emitter) toolArgs(id, delta string, tag *string) error {
 	if e.retain {
 		ev = &agui.ToolCallArgs{ToolCallID: id, Delta: delta, SubagentRunID: tag}
 	} else {
+		// Only this method writes the reused event, and nothing mutates
+		// an event it is given, so setting the three members suffices.
 		ev = &e.args
-		*ev = agui.ToolCallArgs{ToolCallID: id, Delta: delta, SubagentRunID: tag}
+		ev.ToolCallID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
 	if err := e.check(ev); err != nil {
 		return err
@@ -194,8 +209,10 @@ func (e *emitter) reasoningContent(id, delta string, tag *string) error {
 	if e.retain {
 		ev = &agui.ReasoningMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
 	} else {
+		// Only this method writes the reused event, and nothing mutates
+		// an event it is given, so setting the three members suffices.
 		ev = &e.reasoning
-		*ev = agui.ReasoningMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
+		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
 	if err := e.check(ev); err != nil {
 		return err

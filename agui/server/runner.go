@@ -200,6 +200,9 @@ func (r *Runner[S]) begin() error {
 }
 
 func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
+	if r.input == nil {
+		r.input = &agui.RunAgentInput{}
+	}
 	e := &emitter{
 		ctx:    r.ctx,
 		cancel: r.cancel,
@@ -208,6 +211,8 @@ func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
 		retain: retain,
 	}
 	e.parentCause = r.parentCause
+	e.done, e.parentDone = r.ctx.Done(), r.parent.Done()
+	e.verifier.Seed(r.input.Messages)
 	return e
 }
 
@@ -348,12 +353,10 @@ func (r *Runner[S]) call(rc *RunContext[S]) (out Outcome, err error) {
 	return out, err
 }
 
-// cancelled is cancelCause under the lock.
-func (e *emitter) cancelled() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.cancelCause()
-}
+// cancelled is cancelCause for callers outside the emit path. It takes no
+// lock (cancelCause reads only channels and the thread-safe cancel function),
+// so asking never waits behind an emit that a slow consumer holds up.
+func (e *emitter) cancelled() error { return e.cancelCause() }
 
 // NewRunContext returns a run context that no driver runs, and the events it
 // has emitted so far, for tests and for driving an agent by hand. RUN_STARTED

@@ -1,0 +1,55 @@
+// Package server is the AG-UI server runtime: agents, the run driver, the run
+// context an agent emits through, the error type with stable codes,
+// cancellation, and the net/http handler that streams a run as server-sent
+// events.
+//
+// An agent implements [Agent] (or is an [AgentFunc]); [Run] drives it and
+// returns the run as an iter.Seq2[agui.Event, error]; [NewHandler] mounts it
+// at an HTTP endpoint:
+//
+//	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+//		return server.Success(), rc.Say("Hello!")
+//	})
+//	http.Handle("/agent", server.NewHandler(agent))
+//
+// # Guarantees
+//
+// A stream always ends with exactly one terminal event: RUN_FINISHED with the
+// agent's [Outcome], or RUN_ERROR with the failure's [agui.ErrorCode] and
+// message — when the agent fails, panics, is cancelled, or breaks an ordering
+// rule. Every emitted event is checked by the server-profile verifier
+// ([verify.Server]) before it leaves, so a protocol bug surfaces as an error
+// where it was made (PROTOCOL_VIOLATION) rather than three hops downstream.
+// The build tag agui_noverify compiles the verifier out.
+//
+// # Concurrency and backpressure
+//
+// A [RunContext] and its handles are safe for concurrent use. An agent may fan
+// work out to goroutines (parallel tool calls, say) that emit at the same time:
+// emission is serialised by one mutex, and under it each event is verified and
+// handed to the consumer whole, so the verifier judges the very order the
+// consumer receives. Entities belong to whoever opened them: a subagent's
+// [Emitter] tags its events, and continuing another owner's entity fails with
+// the owner-mismatch rule.
+//
+// Nothing is queued without bound. [Run] hands events over an unbuffered
+// channel; the handler buffers at most a few tens of kilobytes before the
+// emitting goroutine itself waits for the network. A slow consumer therefore
+// slows the agent down, and a consumer that leaves (breaks out of the range
+// loop, or an HTTP client that disconnects) makes the next emit fail with
+// DISCONNECTED or CANCELLED, so the agent unwinds with no cooperation.
+//
+// # Cancellation
+//
+// Cancellation is the run's context.Context, cancelled with a cause:
+// [ErrClientDisconnected], [ErrDeadline], [ErrConsumerStopped], or whatever a
+// custom transport passes to [Runner.Cancel]. After it, every emit fails with
+// the CANCELLED [*Error] and the driver still ends the stream with RUN_ERROR
+// code CANCELLED. An agent that wants to stop sooner asks
+// [RunContext.IsCancelled], [RunContext.CheckCancelled], [RunContext.Done] (or
+// its ctx), or races a long call against cancellation with [UntilCancelled].
+// Goroutines the agent starts must honour ctx: no goroutine of the run
+// outlives it only if the agent's own goroutines return when ctx is done.
+//
+// docs/DESIGN.md explains the choices behind all of this.
+package server

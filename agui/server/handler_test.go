@@ -1,0 +1,381 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/server"
+)
+
+const validBody = `{"threadId":"t","runId":"r","state":null,"messages":[{"id":"u","role":"user","content":"hi"}]}`
+
+func hello() server.Agent[struct{}] {
+	return server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+		return server.Success(), rc.Say("hello")
+	})
+}
+
+func post(h http.Handler, body string, header map[string]string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/agent", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return w
+}
+
+func TestHandlerRejections(t *testing.T) {
+	type stateful struct {
+		N int `json:"n"`
+	}
+	h := server.NewHandler(hello(), server.WithMaxBodyBytes(1024))
+	hs := server.NewHandler(server.AgentFunc[stateful](func(ctx context.Context, rc *server.RunContext[stateful]) (server.Outcome, error) {
+		return server.Outcome{}, nil
+	}))
+	for _, tc := range []struct {
+		name    string
+		h       http.Handler
+		method  string
+		body    string
+		header  map[string]string
+		status  int
+		code    string
+		message string // a substring
+	}{
+		{name: "method", method: http.MethodGet, status: 405, code: "METHOD_NOT_ALLOWED"},
+		{name: "content type", header: map[string]string{"Content-Type": "text/plain"}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "no content type", header: map[string]string{"Content-Type": ""}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "charset", header: map[string]string{"Content-Type": "application/json; charset=latin1"}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "protobuf only", header: map[string]string{"Accept": "application/vnd.ag-ui.event+proto"}, status: 406, code: "NOT_ACCEPTABLE"},
+		{name: "html only", header: map[string]string{"Accept": "text/html"}, status: 406, code: "NOT_ACCEPTABLE"},
+		{name: "sse refused", header: map[string]string{"Accept": "text/event-stream;q=0, */*"}, status: 406, code: "NOT_ACCEPTABLE"},
+		{name: "too large", body: `{"threadId":"` + strings.Repeat("x", 2000) + `"}`, status: 413, code: "REQUEST_TOO_LARGE"},
+		{name: "malformed", body: `{"threadId":`, status: 400, code: "INVALID_INPUT"},
+		{name: "invalid", body: `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"narrator","content":"hi"}]}`, status: 400, code: "INVALID_INPUT", message: "/messages/0"},
+		{name: "missing member", body: `{"threadId":"t","messages":[]}`, status: 400, code: "INVALID_INPUT", message: "runId"},
+		{name: "state type", h: hs, body: `{"threadId":"t","runId":"r","state":{"n":"x"},"messages":[]}`, status: 400, code: "INVALID_INPUT", message: "/state"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hh := tc.h
+			if hh == nil {
+				hh = h
+			}
+			method, body := tc.method, tc.body
+			if method == "" {
+				method = http.MethodPost
+			}
+			if body == "" {
+				body = validBody
+			}
+			req := httptest.NewRequest(method, "/agent", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range tc.header {
+				if v == "" {
+					req.Header.Del(k)
+				} else {
+					req.Header.Set(k, v)
+				}
+			}
+			w := httptest.NewRecorder()
+			hh.ServeHTTP(w, req)
+			if w.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tc.status, w.Body)
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+				t.Fatalf("content type %q", ct)
+			}
+			var got struct {
+				Error struct{ Code, Message string } `json:"error"`
+			}
+			dec := json.NewDecoder(w.Body)
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Error.Code != tc.code || got.Error.Message == "" || !strings.Contains(got.Error.Message, tc.message) {
+				t.Fatalf("error %+v, want code %s mentioning %q", got.Error, tc.code, tc.message)
+			}
+			if tc.status == 405 && w.Header().Get("Allow") != "POST" {
+				t.Fatal("405 without Allow: POST")
+			}
+		})
+	}
+}
+
+func TestNegotiation(t *testing.T) {
+	h := server.NewHandler(hello())
+	for _, tc := range []struct {
+		accept string
+		ok     bool
+	}{
+		{"", true},
+		{"text/event-stream", true},
+		{"*/*", true}, // admits both; protobuf is not served yet, so SSE
+		{"text/*", true},
+		{"application/vnd.ag-ui.event+proto, text/event-stream", true},
+		{"text/event-stream;q=0.1, application/vnd.ag-ui.event+proto", true},
+		{"TEXT/EVENT-STREAM", true},
+		{"application/vnd.ag-ui.event+proto", false},
+		{"application/*", false},
+		{"text/event-stream;q=0", false},
+		{"application/json", false},
+	} {
+		w := post(h, validBody, map[string]string{"Accept": tc.accept})
+		if ok := w.Code == http.StatusOK; ok != tc.ok {
+			t.Errorf("Accept %q: status %d", tc.accept, w.Code)
+		}
+	}
+}
+
+func TestSSEFraming(t *testing.T) {
+	w := post(server.NewHandler(hello()), validBody, map[string]string{"Accept": "text/event-stream"})
+	if w.Code != 200 || w.Header().Get("Content-Type") != "text/event-stream" || w.Header().Get("Cache-Control") != "no-cache" {
+		t.Fatalf("status %d, headers %v", w.Code, w.Header())
+	}
+	body := w.Body.String()
+	if strings.Contains(body, "\r") {
+		t.Fatal("CR in the stream")
+	}
+	frames := strings.Split(strings.TrimSuffix(body, "\n\n"), "\n\n")
+	var got []agui.EventType
+	for _, f := range frames {
+		data, ok := strings.CutPrefix(f, "data: ")
+		if !ok || strings.Contains(data, "\n") {
+			t.Fatalf("frame %q", f)
+		}
+		ev, err := agui.DecodeEvent([]byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev.Type())
+	}
+	want := "[RUN_STARTED TEXT_MESSAGE_START TEXT_MESSAGE_CONTENT TEXT_MESSAGE_END RUN_FINISHED]"
+	if fmtTypes(got) != want {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func fmtTypes(ts []agui.EventType) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// readFrames reads SSE frames from r and sends their data (or comments) on ch.
+func readFrames(r io.Reader, ch chan<- string) {
+	defer close(ch)
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		if line := sc.Text(); line != "" {
+			ch <- line
+		}
+	}
+}
+
+// The handler flushes as soon as the agent pauses: the agent waits for the
+// client to have seen its message, which deadlocks if anything is held back.
+func TestFlushOnPause(t *testing.T) {
+	seen := make(chan struct{})
+	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+		if err := rc.Say("ping"); err != nil {
+			return server.Outcome{}, err
+		}
+		select {
+		case <-seen:
+			return server.Success(), nil
+		case <-time.After(5 * time.Second):
+			return server.Outcome{}, errors.New("the client never saw the message")
+		}
+	})
+	srv := httptest.NewServer(server.NewHandler(agent, server.WithFlushLatency(50*time.Millisecond)))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(validBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan string)
+	go readFrames(resp.Body, lines)
+	var last string
+	for line := range lines {
+		if strings.Contains(line, "TEXT_MESSAGE_END") {
+			close(seen)
+		}
+		last = line
+	}
+	if !strings.Contains(last, "RUN_FINISHED") {
+		t.Fatalf("last frame %s", last)
+	}
+}
+
+// The client vanishes mid-stream: the agent observes cancellation within
+// 100ms, with cause ErrClientDisconnected, and its next emit fails.
+func TestClientDisconnect(t *testing.T) {
+	observed := make(chan time.Time, 1)
+	emitErr := make(chan error, 1)
+	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+		if err := rc.Say("first"); err != nil {
+			return server.Outcome{}, err
+		}
+		<-ctx.Done()
+		observed <- time.Now()
+		if !errors.Is(context.Cause(ctx), server.ErrClientDisconnected) {
+			t.Errorf("cause %v", context.Cause(ctx))
+		}
+		err := rc.Say("second")
+		emitErr <- err
+		return server.Outcome{}, err
+	})
+	srv := httptest.NewServer(server.NewHandler(agent))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(validBody))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go readFrames(resp.Body, lines)
+	for line := range lines {
+		if strings.Contains(line, "TEXT_MESSAGE_END") {
+			break
+		}
+	}
+	gone := time.Now()
+	cancel() // the client vanishes
+	resp.Body.Close()
+	for range lines { // let the reader goroutine finish
+	}
+	select {
+	case at := <-observed:
+		if d := at.Sub(gone); d > 100*time.Millisecond {
+			t.Fatalf("the agent observed the disconnect after %v", d)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("the agent never observed the disconnect")
+	}
+	if err := <-emitErr; !server.IsCancelled(err) || !errors.Is(err, server.ErrClientDisconnected) {
+		t.Fatalf("emit after disconnect: %v", err)
+	}
+}
+
+func TestKeepAlive(t *testing.T) {
+	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+		time.Sleep(120 * time.Millisecond)
+		return server.Success(), nil
+	})
+	w := post(server.NewHandler(agent, server.WithKeepAlive(20*time.Millisecond)), validBody, nil)
+	if !strings.Contains(w.Body.String(), ": keep-alive\n\n") {
+		t.Fatalf("no keep-alive in %q", w.Body.String())
+	}
+	if !strings.HasSuffix(w.Body.String(), "\n\n") || !strings.Contains(w.Body.String(), "RUN_FINISHED") {
+		t.Fatalf("%q", w.Body.String())
+	}
+}
+
+// lateWriter records writes that happen after ServeHTTP returned.
+type lateWriter struct {
+	*httptest.ResponseRecorder
+	mu       sync.Mutex
+	returned bool
+	late     int
+}
+
+func (w *lateWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	if w.returned {
+		w.late++
+	}
+	w.mu.Unlock()
+	return w.ResponseRecorder.Write(b)
+}
+
+func (w *lateWriter) Flush() { w.ResponseRecorder.Flush() }
+
+// A goroutine the agent leaves behind keeps emitting after the run ended:
+// its emits fail and nothing reaches the response after ServeHTTP returned.
+func TestNoWriteAfterReturn(t *testing.T) {
+	var stray sync.WaitGroup
+	var strayErr atomic.Value
+	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+		stray.Go(func() {
+			for {
+				if err := rc.Say("still here"); err != nil {
+					strayErr.Store(err)
+					return
+				}
+			}
+		})
+		time.Sleep(5 * time.Millisecond)
+		return server.Outcome{}, errors.New("done for")
+	})
+	w := &lateWriter{ResponseRecorder: httptest.NewRecorder()}
+	req := httptest.NewRequest(http.MethodPost, "/agent", strings.NewReader(validBody))
+	req.Header.Set("Content-Type", "application/json")
+	server.NewHandler(agent, server.WithKeepAlive(time.Millisecond)).ServeHTTP(w, req)
+	w.mu.Lock()
+	w.returned = true
+	w.mu.Unlock()
+	stray.Wait()
+	time.Sleep(20 * time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.late != 0 {
+		t.Fatalf("%d writes after ServeHTTP returned", w.late)
+	}
+	if err, _ := strayErr.Load().(error); err == nil {
+		t.Fatal("the stray goroutine's emit never failed")
+	}
+	if !strings.HasSuffix(w.Body.String(), "\n\n") || !strings.Contains(w.Body.String(), `"RUN_ERROR"`) {
+		t.Fatalf("the stream does not end with RUN_ERROR")
+	}
+}
+
+// A slow consumer slows the agent down: the agent is never more than one
+// event ahead of what the consumer took.
+func TestBackpressure(t *testing.T) {
+	var emitted atomic.Int64
+	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+		m, err := rc.StartTextMessage()
+		if err != nil {
+			return server.Outcome{}, err
+		}
+		for range 20 {
+			if err := m.Append("x"); err != nil {
+				return server.Outcome{}, err
+			}
+			emitted.Add(1)
+		}
+		return server.Success(), m.End()
+	})
+	taken := int64(0)
+	for ev := range server.Run(context.Background(), agent, input()) {
+		if ev.Type() == agui.EventTypeTextMessageContent {
+			taken++
+			time.Sleep(2 * time.Millisecond)
+			if e := emitted.Load(); e > taken+1 {
+				t.Fatalf("agent ran ahead: %d emitted, %d taken", e, taken)
+			}
+		}
+	}
+}

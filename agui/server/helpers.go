@@ -1,0 +1,577 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agui-go/sdk/agui"
+)
+
+// Emitter emits the events of a run, attributed either to the run itself (the
+// Emitter embedded in [RunContext]) or to one subagent (the Emitter embedded
+// in [Subagent], which tags every event it emits with the subagent's
+// subagentRunId).
+//
+// Every helper emits through the same verified path as [Emitter.Emit]; the
+// helpers only make the common shapes hard to get wrong. Each Start… method
+// returns a handle whose End (or equivalent) is idempotent and meant for
+// defer; an entity left open when the agent returns success is reported (the
+// RUN_FINISHED is rejected with open-at-finish and becomes RUN_ERROR
+// PROTOCOL_VIOLATION), never closed silently as if it had succeeded.
+//
+// An Emitter is safe for concurrent use.
+type Emitter struct {
+	e   *emitter
+	tag *string // subagentRunId of the subagent, nil for the run itself
+}
+
+// Emit sends one event, verified. On a subagent's Emitter an event that can
+// be attributed and carries no subagentRunId is given the subagent's. The
+// driver owns RUN_STARTED, RUN_FINISHED and RUN_ERROR; emitting one of them
+// is a PROTOCOL error.
+//
+// It fails with CANCELLED after the run was cancelled, DISCONNECTED after the
+// consumer left, PROTOCOL_VIOLATION when the event breaks an ordering rule
+// (errors.As reaches the *verify.Error), SERIALIZATION when it cannot be
+// encoded. A rejected event is not sent.
+func (em *Emitter) Emit(ev agui.Event) error {
+	if em.tag != nil && ev != nil {
+		attribute(ev, em.tag)
+	}
+	return em.e.emit(ev)
+}
+
+// NewID returns a fresh random id (a UUID, version 4) for a message, tool
+// call, interrupt or subagent run.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	const hex = "0123456789abcdef"
+	var s [36]byte
+	j := 0
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			s[j] = '-'
+			j++
+		}
+		s[j], s[j+1] = hex[c>>4], hex[c&0x0f]
+		j += 2
+	}
+	return string(s[:])
+}
+
+// StartOption adjusts what a Start… helper emits. Options that do not apply
+// to an entity are ignored by it.
+type StartOption func(*startOptions)
+
+type startOptions struct {
+	id               string
+	role             *agui.TextMessageRole
+	name             *string
+	parentMessageID  *string
+	parentToolCallID *string
+	description      *string
+}
+
+func collect(opts []StartOption) startOptions {
+	var o startOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.id == "" {
+		o.id = NewID()
+	}
+	return o
+}
+
+// WithID uses id instead of a fresh random one (text messages, tool calls,
+// reasoning, activities, subagent runs). Starting an entity with the id of a
+// closed one re-opens it.
+func WithID(id string) StartOption { return func(o *startOptions) { o.id = id } }
+
+// WithRole sets a text message's role (the protocol's default is assistant).
+func WithRole(role agui.TextMessageRole) StartOption {
+	return func(o *startOptions) { o.role = &role }
+}
+
+// WithName sets a text message's name.
+func WithName(name string) StartOption { return func(o *startOptions) { o.name = &name } }
+
+// WithParentMessage names the assistant message that holds a tool call, or
+// that a subagent belongs to.
+func WithParentMessage(messageID string) StartOption {
+	return func(o *startOptions) { o.parentMessageID = &messageID }
+}
+
+// WithParentToolCall names the tool call a subagent serves.
+func WithParentToolCall(toolCallID string) StartOption {
+	return func(o *startOptions) { o.parentToolCallID = &toolCallID }
+}
+
+// WithDescription sets a subagent's description.
+func WithDescription(d string) StartOption { return func(o *startOptions) { o.description = &d } }
+
+// ---- text messages ----
+
+// TextMessage is an open streamed text message.
+type TextMessage struct {
+	e     *emitter
+	id    string
+	tag   *string
+	ended atomic.Bool
+}
+
+// StartTextMessage emits TEXT_MESSAGE_START and returns the open message.
+func (em *Emitter) StartTextMessage(opts ...StartOption) (*TextMessage, error) {
+	o := collect(opts)
+	ev := agui.NewTextMessageStart(o.id)
+	ev.Role, ev.Name, ev.SubagentRunID = o.role, o.name, em.tag
+	if err := em.e.emit(ev); err != nil {
+		return nil, err
+	}
+	return &TextMessage{e: em.e, id: o.id, tag: em.tag}, nil
+}
+
+// Say emits a whole assistant text message: start, the text, end.
+func (em *Emitter) Say(text string) error {
+	m, err := em.StartTextMessage()
+	if err != nil {
+		return err
+	}
+	if err := m.Append(text); err != nil {
+		return err
+	}
+	return m.End()
+}
+
+// ID returns the message's id.
+func (m *TextMessage) ID() string { return m.id }
+
+// Append emits TEXT_MESSAGE_CONTENT with delta (which may be empty).
+func (m *TextMessage) Append(delta string) error { return m.e.textContent(m.id, delta, m.tag) }
+
+// End emits TEXT_MESSAGE_END. Only the first call emits; later calls return
+// nil, so `defer m.End()` is always safe.
+func (m *TextMessage) End() error {
+	if !m.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewTextMessageEnd(m.id)
+	ev.SubagentRunID = m.tag
+	return m.e.emit(ev)
+}
+
+// ---- tool calls ----
+
+// ToolCall is a tool call whose arguments are streaming.
+type ToolCall struct {
+	e     *emitter
+	id    string
+	tag   *string
+	ended atomic.Bool
+}
+
+// StartToolCall emits TOOL_CALL_START for tool name and returns the call.
+func (em *Emitter) StartToolCall(name string, opts ...StartOption) (*ToolCall, error) {
+	o := collect(opts)
+	ev := agui.NewToolCallStart(o.id, name)
+	ev.ParentMessageID, ev.SubagentRunID = o.parentMessageID, em.tag
+	if err := em.e.emit(ev); err != nil {
+		return nil, err
+	}
+	return &ToolCall{e: em.e, id: o.id, tag: em.tag}, nil
+}
+
+// ID returns the tool call's id.
+func (c *ToolCall) ID() string { return c.id }
+
+// Args emits TOOL_CALL_ARGS with a fragment of the arguments' JSON text.
+func (c *ToolCall) Args(delta string) error { return c.e.toolArgs(c.id, delta, c.tag) }
+
+// ArgsJSON encodes v with encoding/json and emits it as one TOOL_CALL_ARGS.
+func (c *ToolCall) ArgsJSON(v any) error {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return SerializationError(err)
+	}
+	return c.Args(string(b))
+}
+
+// End emits TOOL_CALL_END: the arguments are complete. Idempotent.
+func (c *ToolCall) End() error {
+	if !c.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewToolCallEnd(c.id)
+	ev.SubagentRunID = c.tag
+	return c.e.emit(ev)
+}
+
+// Result ends the call if it is still open, then emits TOOL_CALL_RESULT with
+// content, in a new tool message.
+func (c *ToolCall) Result(content agui.Content) error {
+	if err := c.End(); err != nil {
+		return err
+	}
+	ev := agui.NewToolCallResult(NewID(), c.id, content)
+	ev.SubagentRunID = c.tag
+	return c.e.emit(ev)
+}
+
+// ResultJSON is Result with v encoded by encoding/json as the text content.
+func (c *ToolCall) ResultJSON(v any) error {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return SerializationError(err)
+	}
+	return c.Result(agui.TextContent(string(b)))
+}
+
+// EncryptedValue attaches an opaque encrypted value to the call
+// (REASONING_ENCRYPTED_VALUE, subtype tool-call).
+func (c *ToolCall) EncryptedValue(value string) error {
+	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeToolCall, c.id, value)
+	ev.SubagentRunID = c.tag
+	return c.e.emit(ev)
+}
+
+// ---- reasoning ----
+
+// Reasoning is an open reasoning span (REASONING_START … REASONING_END), which
+// holds reasoning messages.
+type Reasoning struct {
+	e     *emitter
+	id    string
+	tag   *string
+	ended atomic.Bool
+}
+
+// StartReasoning emits REASONING_START and returns the open span.
+func (em *Emitter) StartReasoning(opts ...StartOption) (*Reasoning, error) {
+	o := collect(opts)
+	ev := agui.NewReasoningStart(o.id)
+	ev.SubagentRunID = em.tag
+	if err := em.e.emit(ev); err != nil {
+		return nil, err
+	}
+	return &Reasoning{e: em.e, id: o.id, tag: em.tag}, nil
+}
+
+// ID returns the span's id.
+func (r *Reasoning) ID() string { return r.id }
+
+// StartMessage emits REASONING_MESSAGE_START and returns the open reasoning
+// message.
+func (r *Reasoning) StartMessage(opts ...StartOption) (*ReasoningMessage, error) {
+	o := collect(opts)
+	ev := agui.NewReasoningMessageStart(o.id)
+	ev.SubagentRunID = r.tag
+	if err := r.e.emit(ev); err != nil {
+		return nil, err
+	}
+	return &ReasoningMessage{e: r.e, id: o.id, tag: r.tag}, nil
+}
+
+// Think emits a whole reasoning message: start, the text, end.
+func (r *Reasoning) Think(text string) error {
+	m, err := r.StartMessage()
+	if err != nil {
+		return err
+	}
+	if err := m.Append(text); err != nil {
+		return err
+	}
+	return m.End()
+}
+
+// EncryptedValue attaches an opaque encrypted value to the reasoning
+// (REASONING_ENCRYPTED_VALUE, subtype message, naming the span's id).
+func (r *Reasoning) EncryptedValue(value string) error {
+	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeMessage, r.id, value)
+	ev.SubagentRunID = r.tag
+	return r.e.emit(ev)
+}
+
+// End emits REASONING_END. Idempotent.
+func (r *Reasoning) End() error {
+	if !r.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewReasoningEnd(r.id)
+	ev.SubagentRunID = r.tag
+	return r.e.emit(ev)
+}
+
+// ReasoningMessage is an open visible reasoning message.
+type ReasoningMessage struct {
+	e     *emitter
+	id    string
+	tag   *string
+	ended atomic.Bool
+}
+
+// ID returns the message's id.
+func (m *ReasoningMessage) ID() string { return m.id }
+
+// Append emits REASONING_MESSAGE_CONTENT with delta.
+func (m *ReasoningMessage) Append(delta string) error {
+	return m.e.reasoningContent(m.id, delta, m.tag)
+}
+
+// End emits REASONING_MESSAGE_END. Idempotent.
+func (m *ReasoningMessage) End() error {
+	if !m.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewReasoningMessageEnd(m.id)
+	ev.SubagentRunID = m.tag
+	return m.e.emit(ev)
+}
+
+// EncryptedValue attaches an opaque encrypted value to the reasoning message
+// (REASONING_ENCRYPTED_VALUE, subtype message).
+func (m *ReasoningMessage) EncryptedValue(value string) error {
+	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeMessage, m.id, value)
+	ev.SubagentRunID = m.tag
+	return m.e.emit(ev)
+}
+
+// EncryptedValue emits REASONING_ENCRYPTED_VALUE for any entity: subtype says
+// whether entityID names a message or a tool call.
+func (em *Emitter) EncryptedValue(subtype agui.ReasoningEncryptedValueSubtype, entityID, value string) error {
+	ev := agui.NewReasoningEncryptedValue(subtype, entityID, value)
+	ev.SubagentRunID = em.tag
+	return em.e.emit(ev)
+}
+
+// ---- steps ----
+
+// Step is an open named step.
+type Step struct {
+	e     *emitter
+	name  string
+	tag   *string
+	ended atomic.Bool
+}
+
+// StartStep emits STEP_STARTED for name and returns the open step.
+func (em *Emitter) StartStep(name string) (*Step, error) {
+	ev := agui.NewStepStarted(name)
+	ev.SubagentRunID = em.tag
+	if err := em.e.emit(ev); err != nil {
+		return nil, err
+	}
+	return &Step{e: em.e, name: name, tag: em.tag}, nil
+}
+
+// End emits STEP_FINISHED. Idempotent.
+func (s *Step) End() error {
+	if !s.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewStepFinished(s.name)
+	ev.SubagentRunID = s.tag
+	return s.e.emit(ev)
+}
+
+// ---- custom ----
+
+// Custom emits a CUSTOM event named name whose value is v encoded with
+// encoding/json.
+func (em *Emitter) Custom(name string, v any) error {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return SerializationError(err)
+	}
+	ev := agui.NewCustom(name, b)
+	ev.SubagentRunID = em.tag
+	return em.e.emit(ev)
+}
+
+// ---- subagents ----
+
+// Subagent is an open subagent invocation. Its embedded [Emitter] attributes
+// every event to it, so the subagent's messages, tool calls and steps are
+// emitted exactly like the run's own:
+//
+//	sub, err := rc.StartSubagent("researcher")
+//	…
+//	defer sub.Finish(nil)
+//	err = sub.Say("Looking into it.")
+//
+// Subagents nest: a subagent's StartSubagent records it as the parent.
+type Subagent struct {
+	Emitter
+	id    string
+	ended atomic.Bool
+}
+
+// StartSubagent emits SUBAGENT_STARTED for a subagent called name and returns
+// the open invocation.
+func (em *Emitter) StartSubagent(name string, opts ...StartOption) (*Subagent, error) {
+	o := collect(opts)
+	ev := agui.NewSubagentStarted(o.id, name)
+	ev.Description = o.description
+	ev.ParentSubagentRunID = em.tag
+	ev.ParentToolCallID = o.parentToolCallID
+	ev.ParentMessageID = o.parentMessageID
+	if err := em.e.emit(ev); err != nil {
+		return nil, err
+	}
+	id := o.id
+	return &Subagent{Emitter: Emitter{e: em.e, tag: &id}, id: id}, nil
+}
+
+// ID returns the subagent run's id (its subagentRunId).
+func (s *Subagent) ID() string { return s.id }
+
+// Finish emits SUBAGENT_FINISHED with a success outcome and, unless result is
+// nil, the result encoded with encoding/json. Finish, Suspend and Fail end
+// the invocation: only the first of them emits, later calls return nil.
+func (s *Subagent) Finish(result any) error {
+	if !s.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewSubagentFinished(s.id)
+	ev.Outcome = &agui.SubagentFinishedSuccessOutcome{}
+	if result != nil {
+		b, err := marshalJSON(result)
+		if err != nil {
+			return SerializationError(err)
+		}
+		if string(b) != "null" {
+			ev.Result = b
+		}
+	}
+	return s.e.emit(ev)
+}
+
+// Suspend emits SUBAGENT_FINISHED with a suspended outcome: the subagent waits
+// on the named interrupts (which the run's [Interrupted] outcome carries).
+func (s *Subagent) Suspend(interruptIDs ...string) error {
+	if !s.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewSubagentFinished(s.id)
+	ev.Outcome = &agui.SubagentFinishedSuspendedOutcome{InterruptIDs: interruptIDs}
+	return s.e.emit(ev)
+}
+
+// Fail emits SUBAGENT_ERROR with err's message (and its code, when err is an
+// [*Error]). The run goes on.
+func (s *Subagent) Fail(err error) error {
+	if !s.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	msg := "subagent failed"
+	if err != nil {
+		msg = err.Error()
+	}
+	ev := agui.NewSubagentError(s.id, msg)
+	var e *Error
+	if errors.As(err, &e) && e.Code != "" {
+		code := string(e.Code)
+		ev.Code = &code
+	}
+	return s.e.emit(ev)
+}
+
+// ---- activities ----
+
+// Activity is an activity message: structured progress shown in the UI. The
+// handle remembers the content the client has, so Update can send a patch.
+type Activity struct {
+	e            *emitter
+	id           string
+	activityType string
+	tag          *string
+
+	mu      sync.Mutex
+	content any // decoded content as the client has it
+}
+
+// StartActivity emits ACTIVITY_SNAPSHOT creating an activity of activityType
+// with content (encoded with encoding/json; it must be a JSON object).
+func (em *Emitter) StartActivity(activityType string, content any, opts ...StartOption) (*Activity, error) {
+	o := collect(opts)
+	a := &Activity{e: em.e, id: o.id, activityType: activityType, tag: em.tag}
+	raw, tree, err := activityContent(content)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.snapshot(raw, tree); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// ID returns the activity message's id.
+func (a *Activity) ID() string { return a.id }
+
+// Snapshot emits ACTIVITY_SNAPSHOT replacing the activity's content.
+func (a *Activity) Snapshot(content any) error {
+	raw, tree, err := activityContent(content)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.snapshot(raw, tree)
+}
+
+func (a *Activity) snapshot(raw json.RawMessage, tree any) error {
+	ev := agui.NewActivitySnapshot(a.id, a.activityType, raw)
+	ev.SubagentRunID = a.tag
+	if err := a.e.emit(ev); err != nil {
+		return err
+	}
+	a.content = tree
+	return nil
+}
+
+// Update sends the activity's new content as ACTIVITY_DELTA, an RFC 6902
+// patch from the content the client has, or as ACTIVITY_SNAPSHOT when that is
+// smaller. Nothing is sent when the content did not change.
+func (a *Activity) Update(content any) error {
+	raw, tree, err := activityContent(content)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	patch, err := diffTrees(nil, "", a.content, tree)
+	if err != nil {
+		return SerializationError(err)
+	}
+	if len(patch) == 0 {
+		return nil
+	}
+	if size, err := patchSize(patch); err != nil || size >= len(raw) {
+		return a.snapshot(raw, tree)
+	}
+	ev := agui.NewActivityDelta(a.id, a.activityType, patch)
+	ev.SubagentRunID = a.tag
+	if err := a.e.emit(ev); err != nil {
+		return err
+	}
+	a.content = tree
+	return nil
+}
+
+var errNotObject = errors.New("agui/server: activity content must be a JSON object")
+
+func activityContent(v any) (json.RawMessage, any, error) {
+	raw, tree, err := encodeTree(v)
+	if err != nil {
+		return nil, nil, SerializationError(err)
+	}
+	if _, ok := tree.(map[string]any); !ok {
+		return nil, nil, SerializationError(errNotObject)
+	}
+	return raw, tree, nil
+}

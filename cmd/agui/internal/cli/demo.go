@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agui-go/sdk/agui/server/demo"
+)
+
+const demoUsage = `usage: agui demo [--addr HOST:PORT]
+
+Serves the built-in demo agent at http://HOST:PORT/agent until interrupted
+(Ctrl-C), and prints its URL. It needs no model and no API key, and one run
+exercises the whole protocol: a step, reasoning, streamed text, a tool call
+with arguments and a result, a state snapshot then a delta, an activity, and
+a subagent with attributed events. A last user message containing "interrupt"
+ends with an interrupt outcome, "fail" with RUN_ERROR AGENT_ERROR, and "slow"
+streams slowly enough to cancel.
+
+flags:
+`
+
+// demoContext is the context the demo serves under: cancelled by an
+// interrupt or a termination signal. Tests replace it.
+var demoContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+func runDemo(env *Env, args []string) int {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		io.WriteString(env.Stderr, demoUsage)
+		fs.PrintDefaults()
+	}
+	addr := fs.String("addr", "127.0.0.1:8000", "the `address` to listen on")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(env.Stderr, "agui demo: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return ExitUsage
+	}
+	ctx, stop := demoContext()
+	defer stop()
+	if err := demo.Serve(ctx, *addr, env.Stdout); err != nil {
+		fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
+		return ExitRejected
+	}
+	return ExitOK
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestDemoServes runs `agui demo --addr 127.0.0.1:0` in process: it prints
+// the agent's URL, a POST there streams a whole run, and an interrupt stops
+// it with exit status 0.
+func TestDemoServes(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	saved := demoContext
+	demoContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { demoContext = saved }()
+
+	out, w := io.Pipe()
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- runDemo(&Env{Stdin: strings.NewReader(""), Stdout: w, Stderr: &stderr}, []string{"--addr", "127.0.0.1:0"})
+		w.Close()
+	}()
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() {
+		t.Fatalf("no output; stderr: %s", stderr.String())
+	}
+	url := regexp.MustCompile(`http://\S+/agent`).FindString(lines.Text())
+	if url == "" {
+		t.Fatalf("no URL in %q", lines.Text())
+	}
+	go io.Copy(io.Discard, out) // the rest of the banner
+
+	body := `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"hello"}]}`
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(stream), `"type":"RUN_FINISHED"`) {
+		t.Fatalf("status %d:\n%s", resp.StatusCode, stream)
+	}
+	http.DefaultClient.CloseIdleConnections()
+
+	cancel() // Ctrl-C
+	if c := <-code; c != ExitOK {
+		t.Fatalf("exit %d; stderr: %s", c, stderr.String())
+	}
+}

@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/verify"
+)
+
+const verifyUsage = `usage: agui verify [--profile client|server] [--json] [FILE|-]
+
+Reads a captured AG-UI stream from FILE, or standard input when FILE is - or
+absent: Server-Sent Events, JSON Lines or a JSON array of events, detected
+automatically. Reports whether the event order is valid.
+
+The client profile (the default) reads the stream as a consuming client does:
+lenient decoding (unknown event types dropped and unknown members stripped,
+with warnings), chunk expansion, then the reference client's rules; a stream
+that ends inside a run is rejected as truncated. The server profile holds a
+producer to the server verifier's rules, with strict decoding.
+
+Exit status: 0 valid, 1 rejected, 2 unreadable input or usage error.
+With --json, prints one object:
+{"ok":bool,"index":N,"rule":"...","event":"...","id":"...","message":"..."}
+where index is the 0-based position of the first rejected event in the input
+(the number of events for a truncated stream, -1 when valid).
+
+flags:
+`
+
+// verdict is the --json output.
+type verdict struct {
+	OK      bool   `json:"ok"`
+	Index   int    `json:"index"`
+	Rule    string `json:"rule"`
+	Event   string `json:"event"`
+	ID      string `json:"id"`
+	Message string `json:"message"`
+}
+
+func runVerify(env *Env, args []string) int {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		io.WriteString(env.Stderr, verifyUsage)
+		fs.PrintDefaults()
+	}
+	profileName := fs.String("profile", "client", "`client` or server: the rules to check against")
+	asJSON := fs.Bool("json", false, "print the verdict as one JSON object")
+	// Flags may come before or after the file name.
+	var operands []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return ExitOK
+			}
+			return ExitUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		operands = append(operands, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	var profile verify.Profile
+	switch *profileName {
+	case "client":
+		profile = verify.ClientProfile
+	case "server":
+		profile = verify.ServerProfile
+	default:
+		fmt.Fprintf(env.Stderr, "agui verify: --profile must be client or server, not %q\n", *profileName)
+		return ExitUsage
+	}
+	if len(operands) > 1 {
+		fmt.Fprintf(env.Stderr, "agui verify: one input at most, got %d\n", len(operands))
+		fs.Usage()
+		return ExitUsage
+	}
+	name := "-"
+	if len(operands) == 1 {
+		name = operands[0]
+	}
+
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(env.Stdin)
+		name = "standard input"
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "agui verify: %v\n", err)
+		return ExitUsage
+	}
+	docs, format, err := readEvents(data)
+	if err != nil {
+		if format != "" {
+			fmt.Fprintf(env.Stderr, "agui verify: %s: unreadable %s: %v\n", name, format, err)
+		} else {
+			fmt.Fprintf(env.Stderr, "agui verify: %s: %v\n", name, err)
+		}
+		return ExitUsage
+	}
+
+	r := verify.Check(profile, docs)
+	if !*asJSON {
+		for _, w := range r.Warnings {
+			fmt.Fprintf(env.Stderr, "warning: event %d: %s\n", w.Index, w.Text)
+		}
+	}
+	v := verdictOf(r)
+	if *asJSON {
+		out, _ := json.Marshal(v)
+		fmt.Fprintf(env.Stdout, "%s\n", out)
+	} else {
+		switch {
+		case v.OK:
+			fmt.Fprintf(env.Stdout, "valid: %d events (%s, %s profile)\n", r.Events, format, profile)
+		case v.Rule == "truncated":
+			fmt.Fprintf(env.Stdout, "rejected at the end of the stream, after %d events (%s, %s profile):\n  %s\n", r.Events, format, profile, v.Message)
+		default:
+			what := "event " + strconv.Itoa(v.Index)
+			if v.Event != "" {
+				what += " (" + v.Event + ")"
+			}
+			fmt.Fprintf(env.Stdout, "rejected at %s of %d (%s, %s profile):\n  %s\n", what, r.Events, format, profile, v.Message)
+		}
+	}
+	if !v.OK {
+		return ExitRejected
+	}
+	return ExitOK
+}
+
+// verdictOf turns a report into the --json object. rule is a verifier
+// rule's id, "truncated", "malformed-event" (the event does not decode) or
+// "unknown-event" (server profile: a type the protocol does not define).
+func verdictOf(r *verify.Report) verdict {
+	if r.OK() {
+		return verdict{OK: true, Index: -1}
+	}
+	v := verdict{Index: r.Index, Event: r.Event, Message: r.Err.Error()}
+	var ve *verify.Error
+	switch {
+	case errors.Is(r.Err, verify.ErrTruncated):
+		v.Rule = "truncated"
+		if errors.As(r.Err, &ve) {
+			v.ID = ve.ID
+		}
+	case errors.As(r.Err, &ve):
+		v.Rule, v.ID = ve.Rule.String(), ve.ID
+	case errors.Is(r.Err, agui.ErrUnknownEventType):
+		v.Rule = "unknown-event"
+	default:
+		v.Rule = "malformed-event"
+	}
+	return v
+}
