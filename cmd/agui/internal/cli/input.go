@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agui-go/sdk/agui/sse"
 	"io"
 )
 
@@ -83,60 +84,19 @@ func looksLikeSSE(b []byte) bool {
 	return false
 }
 
-// sseFrames parses Server-Sent Events (lines end in LF, CRLF or CR; a blank
-// line ends a frame; "data:" lines, with one optional space after the
-// colon, make the frame's document; comments and other fields are ignored).
-// A last frame without its blank line still counts, as the reference client
-// reads it. Each document must be JSON.
+// sseFrames parses Server-Sent Events with the forgiving reader of package
+// sse (LF, CRLF or CR line ends; comments and other fields ignored; a last
+// frame without its blank line still counts). Each document must be JSON.
 func sseFrames(data []byte) ([][]byte, error) {
 	var docs [][]byte
-	var frame []byte
-	hasData := false
-	dispatch := func() error {
-		if !hasData {
-			return nil
+	for frame, err := range sse.Frames(bytes.NewReader(data)) {
+		if err != nil {
+			return nil, fmt.Errorf("SSE frame %d: %w", len(docs), err)
 		}
 		if !json.Valid(frame) {
-			return fmt.Errorf("SSE frame %d: data is not JSON: %s", len(docs), clip(frame))
+			return nil, fmt.Errorf("SSE frame %d: data is not JSON: %s", len(docs), clip(frame))
 		}
-		docs = append(docs, frame)
-		frame, hasData = nil, false
-		return nil
-	}
-	for len(data) > 0 {
-		var line []byte
-		i := bytes.IndexAny(data, "\r\n")
-		if i < 0 {
-			line, data = data, nil
-		} else {
-			line = data[:i]
-			if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
-				i++
-			}
-			data = data[i+1:]
-		}
-		if len(line) == 0 {
-			if err := dispatch(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		name, value, found := bytes.Cut(line, []byte(":"))
-		if !found {
-			value = nil
-		}
-		if string(name) != "data" {
-			continue // comment, event, id, retry or unknown field
-		}
-		value = bytes.TrimPrefix(value, []byte(" "))
-		if hasData {
-			frame = append(frame, '\n')
-		}
-		frame = append(frame, value...)
-		hasData = true
-	}
-	if err := dispatch(); err != nil {
-		return nil, err
+		docs = append(docs, bytes.Clone(frame))
 	}
 	return docs, nil
 }

@@ -1,0 +1,159 @@
+// Package sse reads and writes the server-sent-events framing AG-UI uses
+// over HTTP: one event per frame, as a single "data:" line holding the
+// event's JSON, frames separated by a blank line.
+//
+// The writer side is fixed by the protocol: "data: ", compact JSON, then two
+// LFs, and nothing else. The reader side is forgiving, as the SSE grammar
+// allows: lines may end in LF, CRLF or CR; comment lines (": keep-alive")
+// and fields other than data are ignored; several data lines join with LF;
+// a last frame with no blank line after it still counts. It is stricter than
+// the grammar in one way: a frame is capped (10 MiB by default, the reference
+// client's limit), so a peer cannot make a reader buffer without bound.
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+)
+
+// DefaultMaxFrame is the largest frame a Reader accepts unless told
+// otherwise: 10 MiB, as the reference client.
+const DefaultMaxFrame = 10 << 20
+
+// ErrFrameTooLarge is returned (wrapped) by Reader.Next for a frame larger
+// than the reader's limit.
+var ErrFrameTooLarge = errors.New("sse: frame exceeds the size limit")
+
+// AppendFrame appends one frame carrying data to dst. data must be a single
+// line, as compact JSON from AppendJSON always is.
+func AppendFrame(dst, data []byte) []byte {
+	dst = append(dst, "data: "...)
+	dst = append(dst, data...)
+	return append(dst, '\n', '\n')
+}
+
+// Reader reads frames from a byte stream.
+type Reader struct {
+	br      *bufio.Reader
+	max     int
+	frame   []byte // data of the frame being read
+	hasData bool
+	pendCR  bool   // the last line ended in CR: a following LF belongs to it
+	lbuf    []byte // the line being read
+	err     error
+}
+
+// NewReader returns a Reader with the default frame limit.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 32<<10), max: DefaultMaxFrame}
+}
+
+// SetMaxFrame sets the largest frame, in bytes of data, Next accepts.
+func (r *Reader) SetMaxFrame(n int) { r.max = n }
+
+// Next returns the data of the next frame that has any. The slice is valid
+// until the next call. At the end of the stream it returns io.EOF; any other
+// error is the underlying reader's, or a wrapped ErrFrameTooLarge.
+func (r *Reader) Next() ([]byte, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	r.frame, r.hasData = r.frame[:0], false
+	for {
+		line, err := r.line()
+		if err != nil {
+			if err == io.EOF && r.hasData {
+				r.err = io.EOF
+				return r.frame, nil // a last frame without its blank line
+			}
+			r.err = err
+			return nil, err
+		}
+		if len(line) == 0 {
+			if r.hasData {
+				return r.frame, nil
+			}
+			continue
+		}
+		name, value, found := bytes.Cut(line, []byte(":"))
+		if !found {
+			value = nil
+		}
+		if string(name) != "data" {
+			continue // a comment, or an event, id or retry field
+		}
+		value = bytes.TrimPrefix(value, []byte(" "))
+		if r.hasData {
+			r.frame = append(r.frame, '\n')
+		}
+		if len(r.frame)+len(value) > r.max {
+			r.err = fmt.Errorf("%w (%d bytes)", ErrFrameTooLarge, r.max)
+			return nil, r.err
+		}
+		r.frame = append(r.frame, value...)
+		r.hasData = true
+	}
+}
+
+// line returns the next line without its terminator, reading LF, CRLF and
+// CR endings. It scans the buffered window for a line end rather than
+// reading byte by byte. A line longer than the frame limit is an error.
+func (r *Reader) line() ([]byte, error) {
+	r.lbuf = r.lbuf[:0]
+	limit := r.max + len("data: ")
+	for {
+		if r.br.Buffered() == 0 {
+			if _, err := r.br.Peek(1); err != nil {
+				if err == io.EOF && len(r.lbuf) > 0 {
+					return r.lbuf, nil // a last line without its terminator
+				}
+				return nil, err
+			}
+		}
+		win, _ := r.br.Peek(r.br.Buffered())
+		if r.pendCR {
+			r.pendCR = false
+			if win[0] == '\n' {
+				r.br.Discard(1) // the LF of a CRLF whose CR ended the last line
+				continue
+			}
+		}
+		i := bytes.IndexAny(win, "\r\n")
+		n := i
+		if i < 0 {
+			n = len(win)
+		}
+		if len(r.lbuf)+n > limit {
+			return nil, fmt.Errorf("%w (%d bytes)", ErrFrameTooLarge, r.max)
+		}
+		r.lbuf = append(r.lbuf, win[:n]...)
+		if i < 0 {
+			r.br.Discard(n)
+			continue
+		}
+		r.pendCR = win[i] == '\r'
+		r.br.Discard(i + 1)
+		return r.lbuf, nil
+	}
+}
+
+// Frames iterates over the frames of r; the stream ends at io.EOF, and any
+// other error is yielded once, last. Each slice is valid for one iteration.
+func Frames(r io.Reader) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		sr := NewReader(r)
+		for {
+			data, err := sr.Next()
+			if err == io.EOF {
+				return
+			}
+			if !yield(data, err) || err != nil {
+				return
+			}
+		}
+	}
+}

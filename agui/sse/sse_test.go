@@ -1,0 +1,134 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func collect(t *testing.T, r io.Reader, max int) ([]string, error) {
+	t.Helper()
+	sr := NewReader(r)
+	if max > 0 {
+		sr.SetMaxFrame(max)
+	}
+	var out []string
+	for {
+		data, err := sr.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, string(data))
+	}
+}
+
+func TestReader(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"one frame", "data: {\"a\":1}\n\n", []string{`{"a":1}`}},
+		{"no space after the colon", "data:{}\n\n", []string{`{}`}},
+		{"two frames", "data: 1\n\ndata: 2\n\n", []string{"1", "2"}},
+		{"CRLF", "data: 1\r\n\r\ndata: 2\r\n\r\n", []string{"1", "2"}},
+		{"CR", "data: 1\r\rdata: 2\r\r", []string{"1", "2"}},
+		{"comments and other fields ignored", ": keep-alive\n\nevent: x\nid: 7\nretry: 10\ndata: 1\n\n", []string{"1"}},
+		{"data lines join with LF", "data: a\ndata: b\n\n", []string{"a\nb"}},
+		{"last frame without blank line", "data: 1\n\ndata: 2", []string{"1", "2"}},
+		{"frame with no data is skipped", "event: x\n\n\n\ndata: 1\n\n", []string{"1"}},
+		{"empty data line makes an empty frame", "data:\n\n", []string{""}},
+		{"field without colon", "data\n\n", []string{""}},
+		{"only one leading space is removed", "data:  x\n\n", []string{" x"}},
+		{"empty input", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, wrap := range []func(io.Reader) io.Reader{
+				func(r io.Reader) io.Reader { return r },
+				iotest.OneByteReader,
+				iotest.HalfReader,
+			} {
+				got, err := collect(t, wrap(strings.NewReader(tt.in)), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if strings.Join(got, "|") != strings.Join(tt.want, "|") || len(got) != len(tt.want) {
+					t.Fatalf("got %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestReaderLimits(t *testing.T) {
+	big := "data: " + strings.Repeat("x", 100) + "\n\n"
+	if _, err := collect(t, strings.NewReader(big), 50); !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("long line: %v", err)
+	}
+	joined := strings.Repeat("data: "+strings.Repeat("x", 20)+"\n", 5) + "\n"
+	if _, err := collect(t, strings.NewReader(joined), 50); !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("many data lines: %v", err)
+	}
+	// A stream with no line end at all is bounded too.
+	if _, err := collect(t, strings.NewReader(strings.Repeat("y", 200)), 50); !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("no line end: %v", err)
+	}
+}
+
+func TestReaderPassesErrors(t *testing.T) {
+	boom := errors.New("boom")
+	r := io.MultiReader(strings.NewReader("data: 1\n\ndata: 2"), iotest.ErrReader(boom))
+	got, err := collect(t, r, 0)
+	if !errors.Is(err, boom) || len(got) != 1 {
+		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
+func TestAppendFrameRoundTrip(t *testing.T) {
+	var buf []byte
+	for _, d := range []string{`{"type":"RUN_STARTED"}`, `{}`, `"x"`} {
+		buf = AppendFrame(buf, []byte(d))
+	}
+	if !bytes.HasPrefix(buf, []byte("data: {\"type\"")) || bytes.Contains(buf, []byte("\r")) {
+		t.Fatalf("framing: %q", buf)
+	}
+	var got []string
+	for data, err := range Frames(bytes.NewReader(buf)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(data))
+	}
+	if strings.Join(got, "|") != `{"type":"RUN_STARTED"}|{}|"x"` {
+		t.Fatalf("got %q", got)
+	}
+}
+
+// FuzzReader: any input is read to its end or to an error without panicking,
+// reading in one go and one byte at a time give the same frames, and frames
+// written with AppendFrame read back unchanged.
+func FuzzReader(f *testing.F) {
+	f.Add([]byte("data: 1\r\n\r\ndata: 2\r"), []byte("x"))
+	f.Add([]byte(": c\n\ndata:\ndata: a\n"), []byte(`{"a":"b"}`))
+	f.Fuzz(func(t *testing.T, stream, payload []byte) {
+		whole, err1 := collect(t, bytes.NewReader(stream), 1<<16)
+		bytewise, err2 := collect(t, iotest.OneByteReader(bytes.NewReader(stream)), 1<<16)
+		if (err1 == nil) != (err2 == nil) || strings.Join(whole, "\x00") != strings.Join(bytewise, "\x00") {
+			t.Fatalf("chunking changes the result: %q %v / %q %v", whole, err1, bytewise, err2)
+		}
+		if bytes.ContainsAny(payload, "\r\n") {
+			return
+		}
+		got, err := collect(t, bytes.NewReader(AppendFrame(nil, payload)), 1<<16)
+		if err != nil || len(got) != 1 || got[0] != string(payload) {
+			t.Fatalf("round trip of %q: %q, %v", payload, got, err)
+		}
+	})
+}
