@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agui-go/sdk/agui/sse"
 	"io"
+
+	"github.com/agui-go/sdk/agui/sse"
 )
 
 // Input formats a captured stream may come in.
