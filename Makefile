@@ -25,8 +25,11 @@ vet:
 lint:
 	$(GO) run ./cmd/agui-exhaustive ./...
 
+# The suite, then the packages whose behaviour changes with verification
+# compiled out (build tag agui_noverify).
 test:
 	$(GO) test -race ./...
+	$(GO) test -race -tags agui_noverify ./verify/... ./agui/server/...
 
 # What CI runs: generated files current, vet and lint clean, tests green.
 check: check-generated vet lint test
@@ -46,6 +49,7 @@ fuzz:
 	  done; \
 	done
 
-# Serve the demo agent and exercise it end to end.
+# The main job: serve the demo agent and exercise it end to end over HTTP
+# (every scenario, each stream checked by both verifier profiles).
 demo:
-	$(GO) run ./cmd/agui demo
+	$(GO) run ./cmd/agui demo --exercise

@@ -290,6 +290,13 @@ func Serve(ctx context.Context, addr string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return ServeListener(ctx, ln, out)
+}
+
+// ServeListener is Serve on a listener the caller opened (one on port 0, say,
+// whose address it already knows). It closes ln.
+func ServeListener(ctx context.Context, ln net.Listener, out io.Writer) error {
+	var err error
 	mux := http.NewServeMux()
 	mux.Handle("/agent", Handler(server.WithKeepAlive(15*time.Second)))
 	srv := &http.Server{

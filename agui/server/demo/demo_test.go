@@ -3,6 +3,8 @@ package demo_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +118,20 @@ func TestSlowIsCancellable(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("cancelling took %v", d)
+	}
+}
+
+// TestExercise runs every scenario of Exercise against the demo over HTTP.
+func TestExercise(t *testing.T) {
+	srv := httptest.NewServer(demo.Handler())
+	defer srv.Close()
+	var out strings.Builder
+	if err := demo.Exercise(t.Context(), srv.URL, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, want := range []string{"RUN_FINISHED outcome interrupt", "RUN_ERROR agent error: the demo was asked to fail", "hung up mid-stream"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,7 +14,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/demo"
 )
 
-const demoUsage = `usage: agui demo [--addr HOST:PORT]
+const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise]
 
 Serves the built-in demo agent at http://HOST:PORT/agent until interrupted
 (Ctrl-C), and prints its URL. It needs no model and no API key, and one run
@@ -22,6 +23,12 @@ with arguments and a result, a state snapshot then a delta, an activity, and
 a subagent with attributed events. A last user message containing "interrupt"
 ends with an interrupt outcome, "fail" with RUN_ERROR AGENT_ERROR, and "slow"
 streams slowly enough to cancel.
+
+With --exercise it serves on a free port (or --addr), runs every scenario
+against itself over HTTP as a client would (a full tour, an interrupt and
+its resumption, a failure, a run abandoned midway), checks each stream with
+both verifier profiles, prints what it saw, and exits 0 when every scenario
+ended as promised.
 
 flags:
 `
@@ -40,6 +47,7 @@ func runDemo(env *Env, args []string) int {
 		fs.PrintDefaults()
 	}
 	addr := fs.String("addr", "127.0.0.1:8000", "the `address` to listen on")
+	exercise := fs.Bool("exercise", false, "serve, run every scenario against the server, and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -53,9 +61,40 @@ func runDemo(env *Env, args []string) int {
 	}
 	ctx, stop := demoContext()
 	defer stop()
+	if *exercise {
+		return exerciseDemo(ctx, env, fs, *addr)
+	}
 	if err := demo.Serve(ctx, *addr, env.Stdout); err != nil {
 		fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
 		return ExitRejected
 	}
+	return ExitOK
+}
+
+// exerciseDemo serves the demo and runs demo.Exercise against it.
+func exerciseDemo(ctx context.Context, env *Env, fs *flag.FlagSet, addr string) int {
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })
+	if !explicit {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
+		return ExitRejected
+	}
+	serveCtx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- demo.ServeListener(serveCtx, ln, env.Stdout) }()
+	err = demo.Exercise(ctx, "http://"+ln.Addr().String()+"/agent", env.Stdout)
+	cancel()
+	if serr := <-served; err == nil {
+		err = serr
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
+		return ExitRejected
+	}
+	fmt.Fprintln(env.Stdout, "\nAll scenarios ended as expected.")
 	return ExitOK
 }
