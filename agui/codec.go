@@ -153,7 +153,7 @@ func errConst(want string) error { return fmt.Errorf("must be %q", want) }
 func errEnum(got string) error   { return fmt.Errorf("unknown value %q", got) }
 func errMinItems(n int) error    { return fmt.Errorf("needs at least %d item(s)", n) }
 func errNilElement(list string, i int) error {
-	return fmt.Errorf("agui: encode %s list: element %d is nil", list, i)
+	return &EncodeError{Type: list + " list", Err: fmt.Errorf("element %d is nil", i)}
 }
 func errRange(v, lo, hi int64) error {
 	return fmt.Errorf("%d is outside [%d, %d]", v, lo, hi)

@@ -81,6 +81,19 @@ func TestDecodeStrictAndLenient(t *testing.T) {
 			out:       `{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"2","content":"hi"}]}`,
 		},
 		{
+			name:      "legacy null metadata on a media part becomes absent",
+			in:        `{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":[{"type":"image","source":{"type":"url","value":"u"},"metadata":null}]}`,
+			strictErr: "at /content/0/metadata",
+			warnings:  []string{"/content/0/metadata"},
+			out:       `{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":[{"type":"image","source":{"type":"url","value":"u"}}]}`,
+		},
+		{
+			name:       "null metadata on a text part is not a legacy shape",
+			in:         `{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":[{"type":"text","text":"x","metadata":null}]}`,
+			strictErr:  "at /content/0/metadata",
+			lenientErr: "at /content/0/metadata",
+		},
+		{
 			name:       "unknown value of a closed enum leaf is fatal",
 			in:         `{"type":"TEXT_MESSAGE_START","messageId":"m","role":"narrator"}`,
 			strictErr:  `unknown value "narrator"; expected one of "developer", "system", "assistant", "user"`,
@@ -219,13 +232,18 @@ func TestEncodeRejectsWhatTheSchemaRejects(t *testing.T) {
 		{"null rawEvent", &Raw{Event: []byte("1"), EventBase: EventBase{RawEvent: []byte("null")}}, "Raw.rawEvent"},
 		{"timestamp out of range", &StepStarted{StepName: "s", EventBase: EventBase{Timestamp: new(int64(1 << 60))}}, "outside"},
 		{"bad pointer", &StateDelta{Delta: JSONPatch{&RemoveOperation{Path: "x"}}}, "RemoveOperation.path"},
+		{"deep failure", &MessagesSnapshot{Messages: []Message{&UserMessage{ID: "1", Content: TextContent("ok")}, &ToolMessage{ID: "2", Content: PartsContent(&ImagePart{})}}}, "ImagePart.source"},
+		{"nil list element", &MessagesSnapshot{Messages: []Message{nil}}, "element 0 is nil"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := tt.ev.AppendJSON(nil)
+			out, err := tt.ev.AppendJSON([]byte("kept|"))
 			var ee *EncodeError
 			if !errors.As(err, &ee) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want an *EncodeError containing %q", err, tt.want)
+			}
+			if string(out) != "kept|" {
+				t.Fatalf("a failed encode left %q in the buffer; want it as it was", out)
 			}
 		})
 	}

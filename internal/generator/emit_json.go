@@ -71,14 +71,32 @@ func (l *literal) flush(g *Group) {
 
 func quoteKey(k string) string { return strconv.Quote(k) + ":" }
 
-func encErr(s *StructDef, f *Field) Code {
-	return If(Err().Op("!=").Nil()).Block(
-		Return(Id("dst"), Id("encodeError").Call(Lit(s.GoName), Lit(f.JSON), Err())),
-	)
+// fallible says whether encoding s can fail, so its encoder needs to
+// remember where it started.
+func fallible(s *StructDef) bool {
+	if s.Embeds != nil || s.Open {
+		return true
+	}
+	for _, f := range s.Fields {
+		switch {
+		case f.IsConst:
+			if !f.Required {
+				return true
+			}
+		case f.Type.Kind == KindBool, f.Type.Kind == KindString && f.Type.Format == "":
+		default:
+			return true
+		}
+	}
+	return false
 }
 
+// dstAtStart is what a failing encoder returns: the caller's buffer as it
+// was, so an error never leaves a partial document behind.
+func dstAtStart() Code { return Id("dst").Index(Empty(), Id("start")) }
+
 func passErr() Code {
-	return If(Err().Op("!=").Nil()).Block(Return(Id("dst"), Err()))
+	return If(Err().Op("!=").Nil()).Block(Return(dstAtStart(), Err()))
 }
 
 func (e *emitter) emitEncode(f *File) {
@@ -102,6 +120,9 @@ func (e *emitter) emitAppend(f *File, s *StructDef) {
 	f.Comment("when a value breaks the schema in a way Go's types cannot prevent: an unknown enum value,")
 	f.Comment("invalid raw JSON, a missing union value, a list below its minimum length.")
 	f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("AppendJSON").Params(Id("dst").Index().Byte()).Params(Id("_").Index().Byte(), Err().Error()).BlockFunc(func(g *Group) {
+		if fallible(s) {
+			g.Id("start").Op(":=").Len(Id("dst"))
+		}
 		var lit literal
 		lit.add("{")
 		state := 0 // 0: nothing written, 1: maybe written, 2: written
@@ -116,7 +137,7 @@ func (e *emitter) emitAppend(f *File, s *StructDef) {
 		if s.Open {
 			lit.flush(g)
 			g.List(Id("dst"), Err()).Op("=").Id("appendExtra").Call(Id("dst"), Id("v").Dot("Extra"))
-			g.If(Err().Op("!=").Nil()).Block(Return(Id("dst"), Id("encodeError").Call(Lit(s.GoName), Lit("Extra"), Err())))
+			g.If(Err().Op("!=").Nil()).Block(Return(dstAtStart(), Id("encodeError").Call(Lit(s.GoName), Lit("Extra"), Err())))
 		}
 		lit.add("}")
 		lit.flush(g)
@@ -129,6 +150,7 @@ func (e *emitter) emitAppend(f *File, s *StructDef) {
 func (e *emitter) emitAppendBase(f *File, s *StructDef) {
 	f.Comment("appendJSON appends the members of b that are present, each after a comma.")
 	f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("appendJSON").Params(Id("dst").Index().Byte(), Id("typ").String()).Params(Id("_").Index().Byte(), Err().Error()).BlockFunc(func(g *Group) {
+		g.Id("start").Op(":=").Len(Id("dst"))
 		var lit literal
 		state := 2
 		for _, fl := range s.Fields {
@@ -154,7 +176,7 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 		name = Id(typeName)
 	}
 	wrap := func() Code {
-		return If(Err().Op("!=").Nil()).Block(Return(Id("dst"), Id("encodeError").Call(name, Lit(fl.JSON), Err())))
+		return If(Err().Op("!=").Nil()).Block(Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Err())))
 	}
 	val := Id("v").Dot(fl.GoName)
 	required := fl.Required
@@ -188,7 +210,7 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 		lit.flush(g)
 		g.If(val.Clone().Op("!=").Nil()).BlockFunc(func(b *Group) {
 			b.If(Op("*").Add(val.Clone()).Op("!=").Lit(fl.Const)).Block(
-				Return(Id("dst"), Id("encodeError").Call(name, Lit(fl.JSON), Id("errConst").Call(Lit(fl.Const)))))
+				Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Id("errConst").Call(Lit(fl.Const)))))
 			saved := *state
 			key(b)
 			*state = saved
@@ -206,7 +228,7 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 			if t.Format == "json-pointer" {
 				lit.flush(b)
 				b.If(Op("!").Id("validJSONPointer").Call(x.Clone())).Block(
-					Return(Id("dst"), Id("encodeError").Call(name, Lit(fl.JSON), Id("errPointer"))))
+					Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Id("errPointer"))))
 			}
 			lit.flush(b)
 			b.Id("dst").Op("=").Id("appendString").Call(Id("dst"), x)
@@ -217,12 +239,12 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 				recv = Parens(x.Clone())
 			}
 			b.If(Op("!").Add(recv).Dot("Valid").Call()).Block(
-				Return(Id("dst"), Id("encodeError").Call(name, Lit(fl.JSON), Id("errEnum").Call(String().Call(x.Clone())))))
+				Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Id("errEnum").Call(String().Call(x.Clone())))))
 			b.Id("dst").Op("=").Id("appendString").Call(Id("dst"), String().Call(x))
 		case KindInt:
 			lit.flush(b)
 			b.If(x.Clone().Op("<").Lit(*t.Min).Op("||").Add(x.Clone()).Op(">").Lit(*t.Max)).Block(
-				Return(Id("dst"), Id("encodeError").Call(name, Lit(fl.JSON), Id("errRange").Call(x.Clone(), Lit(*t.Min), Lit(*t.Max)))))
+				Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Id("errRange").Call(x.Clone(), Lit(*t.Min), Lit(*t.Max)))))
 			b.Id("dst").Op("=").Qual("strconv", "AppendInt").Call(Id("dst"), x, Lit(10))
 		case KindBool:
 			lit.flush(b)
@@ -255,7 +277,7 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 			if t.MinItems > 0 {
 				lit.flush(b)
 				b.If(Len(x.Clone()).Op("<").Lit(t.MinItems)).Block(
-					Return(Id("dst"), Id("encodeError").Call(name, Lit(fl.JSON), Id("errMinItems").Call(Lit(t.MinItems)))))
+					Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Id("errMinItems").Call(Lit(t.MinItems)))))
 			}
 			lit.flush(b)
 			b.List(Id("dst"), Err()).Op("=").Id("append"+listName(t.Elem)+"List").Call(Id("dst"), x)
@@ -272,7 +294,7 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 		case KindRawNotNull, KindRawObject, KindUnion:
 			lit.flush(g)
 			g.If(val.Clone().Op("==").Nil()).Block(
-				Return(Id("dst"), Id("encodeError").Call(name, Lit(fl.JSON), Id("errMissing"))))
+				Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Id("errMissing"))))
 		}
 		key(g)
 		value(g, val.Clone())
@@ -299,6 +321,9 @@ func (e *emitter) emitAppendList(f *File, t *TypeRef) {
 	n := listName(t)
 	f.Comment(fmt.Sprintf("append%sList appends list as a JSON array.", n))
 	f.Func().Id("append"+n+"List").Params(Id("dst").Index().Byte(), Id("list").Index().Add(typeCode(t))).Params(Index().Byte(), Error()).BlockFunc(func(g *Group) {
+		if t.Kind != KindString {
+			g.Id("start").Op(":=").Len(Id("dst"))
+		}
 		g.Id("dst").Op("=").Append(Id("dst"), LitRune('['))
 		g.For(Id("i").Op(":=").Range().Id("list")).BlockFunc(func(b *Group) {
 			b.If(Id("i").Op(">").Lit(0)).Block(Id("dst").Op("=").Append(Id("dst"), LitRune(',')))
@@ -307,7 +332,7 @@ func (e *emitter) emitAppendList(f *File, t *TypeRef) {
 				b.Id("dst").Op("=").Id("appendString").Call(Id("dst"), Id("list").Index(Id("i")))
 			case KindUnion:
 				b.If(Id("list").Index(Id("i")).Op("==").Nil()).Block(
-					Return(Id("dst"), Id("errNilElement").Call(Lit(n), Id("i"))))
+					Return(dstAtStart(), Id("errNilElement").Call(Lit(n), Id("i"))))
 				b.Var().Id("err").Error()
 				b.List(Id("dst"), Err()).Op("=").Id("list").Index(Id("i")).Dot("AppendJSON").Call(Id("dst"))
 				b.Add(passErr())
