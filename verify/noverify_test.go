@@ -37,3 +37,12 @@ func TestNoVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNoVerifyKeepsTheLinter: the tag switches verification off in a server,
+// not in Check, which agui verify uses to lint captured streams.
+func TestNoVerifyKeepsTheLinter(t *testing.T) {
+	rep := verify.Check(verify.ServerProfile, [][]byte{[]byte(`{"type":"TEXT_MESSAGE_START","messageId":"m"}`)})
+	if rep.OK() {
+		t.Fatal("Check accepted an event before RUN_STARTED under agui_noverify")
+	}
+}

@@ -43,6 +43,7 @@ type Reader struct {
 	frame   []byte // data of the frame being read
 	hasData bool
 	pendCR  bool   // the last line ended in CR: a following LF belongs to it
+	sawCR   bool   // some line so far ended in CR or CRLF
 	lbuf    []byte // the line being read
 	err     error
 }
@@ -51,6 +52,11 @@ type Reader struct {
 func NewReader(r io.Reader) *Reader {
 	return &Reader{br: bufio.NewReaderSize(r, 32<<10), max: DefaultMaxFrame}
 }
+
+// SawCR reports whether any line read so far ended in CR or CRLF. The
+// protocol requires producers to end lines with LF alone, and the reference
+// client splits frames on LF only, so a linter reports such streams.
+func (r *Reader) SawCR() bool { return r.sawCR }
 
 // SetMaxFrame sets the largest frame, in bytes of data, Next accepts.
 func (r *Reader) SetMaxFrame(n int) { r.max = n }
@@ -136,6 +142,7 @@ func (r *Reader) line() ([]byte, error) {
 			continue
 		}
 		r.pendCR = win[i] == '\r'
+		r.sawCR = r.sawCR || r.pendCR
 		r.br.Discard(i + 1)
 		return r.lbuf, nil
 	}

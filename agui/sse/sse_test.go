@@ -132,3 +132,17 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+func TestSawCR(t *testing.T) {
+	for in, want := range map[string]bool{"data: 1\n\n": false, "data: 1\r\n\r\n": true, "data: 1\r\r": true, "data: 1": false} {
+		r := NewReader(strings.NewReader(in))
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+		if r.SawCR() != want {
+			t.Errorf("%q: SawCR %v, want %v", in, r.SawCR(), want)
+		}
+	}
+}

@@ -26,16 +26,20 @@ var errNoEvents = errors.New("no events in the input")
 // Server-Sent Events, where each frame's data lines joined by newlines are
 // one document and frames without data are skipped. The index of a
 // document is its position in the input.
-func readEvents(data []byte) (docs [][]byte, format string, err error) {
+//
+// crAt is the index of the first SSE frame whose lines end in CR or CRLF
+// rather than LF, or -1.
+func readEvents(data []byte) (docs [][]byte, format string, crAt int, err error) {
+	crAt = -1
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	switch {
 	case len(trimmed) == 0:
-		return nil, "", errNoEvents
+		return nil, "", crAt, errNoEvents
 	case trimmed[0] == '[':
 		var raw []json.RawMessage
 		if err := json.Unmarshal(trimmed, &raw); err != nil {
-			return nil, formatJSONArray, fmt.Errorf("not a JSON array of events: %w", err)
+			return nil, formatJSONArray, crAt, fmt.Errorf("not a JSON array of events: %w", err)
 		}
 		for _, r := range raw {
 			docs = append(docs, r)
@@ -48,24 +52,24 @@ func readEvents(data []byte) (docs [][]byte, format string, err error) {
 			if err := dec.Decode(&raw); err == io.EOF {
 				break
 			} else if err != nil {
-				return nil, formatJSONLines, fmt.Errorf("JSON value %d: %w", len(docs), err)
+				return nil, formatJSONLines, crAt, fmt.Errorf("JSON value %d: %w", len(docs), err)
 			}
 			docs = append(docs, raw)
 		}
 		format = formatJSONLines
 	case looksLikeSSE(trimmed):
-		docs, err = sseFrames(data)
+		docs, crAt, err = sseFrames(data)
 		if err != nil {
-			return nil, formatSSE, err
+			return nil, formatSSE, crAt, err
 		}
 		format = formatSSE
 	default:
-		return nil, "", errors.New("cannot tell the format: expected SSE (data: lines), JSON Lines or a JSON array of events")
+		return nil, "", crAt, errors.New("cannot tell the format: expected SSE (data: lines), JSON Lines or a JSON array of events")
 	}
 	if len(docs) == 0 {
-		return nil, format, errNoEvents
+		return nil, format, crAt, errNoEvents
 	}
-	return docs, format, nil
+	return docs, format, crAt, nil
 }
 
 // looksLikeSSE reports whether the first line is an SSE field or comment.
@@ -88,18 +92,27 @@ func looksLikeSSE(b []byte) bool {
 // sseFrames parses Server-Sent Events with the forgiving reader of package
 // sse (LF, CRLF or CR line ends; comments and other fields ignored; a last
 // frame without its blank line still counts). Each document must be JSON.
-func sseFrames(data []byte) ([][]byte, error) {
-	var docs [][]byte
-	for frame, err := range sse.Frames(bytes.NewReader(data)) {
+// crAt is the index of the first document whose frame had a line ending in
+// CR or CRLF, or -1.
+func sseFrames(data []byte) (docs [][]byte, crAt int, err error) {
+	crAt = -1
+	r := sse.NewReader(bytes.NewReader(data))
+	for {
+		frame, err := r.Next()
+		if err == io.EOF {
+			return docs, crAt, nil
+		}
 		if err != nil {
-			return nil, fmt.Errorf("SSE frame %d: %w", len(docs), err)
+			return nil, crAt, fmt.Errorf("SSE frame %d: %w", len(docs), err)
 		}
 		if !json.Valid(frame) {
-			return nil, fmt.Errorf("SSE frame %d: data is not JSON: %s", len(docs), clip(frame))
+			return nil, crAt, fmt.Errorf("SSE frame %d: data is not JSON: %s", len(docs), clip(frame))
+		}
+		if crAt < 0 && r.SawCR() {
+			crAt = len(docs)
 		}
 		docs = append(docs, bytes.Clone(frame))
 	}
-	return docs, nil
 }
 
 func clip(b []byte) string {

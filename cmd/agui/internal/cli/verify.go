@@ -23,7 +23,10 @@ The client profile (the default) reads the stream as a consuming client does:
 lenient decoding (unknown event types dropped and unknown members stripped,
 with warnings), chunk expansion, then the reference client's rules; a stream
 that ends inside a run is rejected as truncated. The server profile holds a
-producer to the server verifier's rules, with strict decoding.
+producer to the server verifier's rules, with strict decoding. SSE lines
+ending in CR or CRLF are read, but they are a rejection in the server
+profile (producers must use LF) and a warning in the client profile (the
+reference client cannot read them).
 
 Exit status: 0 valid, 1 rejected, 2 unreadable input or usage error.
 With --json, prints one object:
@@ -100,7 +103,7 @@ func runVerify(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "agui verify: %v\n", err)
 		return ExitUsage
 	}
-	docs, format, err := readEvents(data)
+	docs, format, crAt, err := readEvents(data)
 	if err != nil {
 		if format != "" {
 			fmt.Fprintf(env.Stderr, "agui verify: %s: unreadable %s: %v\n", name, format, err)
@@ -111,12 +114,23 @@ func runVerify(env *Env, args []string) int {
 	}
 
 	r := verify.Check(profile, docs)
+	v := verdictOf(r)
+	if crAt >= 0 {
+		// Producers must end SSE lines with LF alone, and the reference
+		// client cannot read anything else: a producer (server profile) is
+		// rejected for it, a consumer reading it is warned.
+		const msg = "SSE lines end in CR or CRLF; producers must use LF, and the reference client (@ag-ui/client 1.0.0) cannot read this stream"
+		if profile == verify.ServerProfile && (v.OK || v.Index > crAt) {
+			v = verdict{Index: crAt, Rule: "sse-line-endings", Message: msg}
+		} else {
+			r.Warnings = append([]verify.Warning{{Index: crAt, Text: msg}}, r.Warnings...)
+		}
+	}
 	if !*asJSON {
 		for _, w := range r.Warnings {
 			fmt.Fprintf(env.Stderr, "warning: event %d: %s\n", w.Index, w.Text)
 		}
 	}
-	v := verdictOf(r)
 	if *asJSON {
 		out, _ := json.Marshal(v)
 		fmt.Fprintf(env.Stdout, "%s\n", out)
