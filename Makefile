@@ -1,6 +1,9 @@
 # Every target runs from a fresh clone with only Go (and, for the interop
 # tests, Node and npm) installed. `make check` is what CI runs.
 
+SHELL       := bash
+.SHELLFLAGS := -o pipefail -ec
+
 GO       ?= go
 FUZZTIME ?= 20s
 BENCH    ?= .
@@ -39,6 +42,7 @@ check: check-generated vet lint test
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) ./... | tee bench.txt
 	$(GO) run golang.org/x/perf/cmd/benchstat bench.txt
+	@echo "raw results: bench.txt (not tracked)"
 
 # Run every fuzz target for FUZZTIME each.
 fuzz:

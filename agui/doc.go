@@ -19,6 +19,11 @@
 // [Warning]. An unknown event type is an [*UnknownEventTypeError] in both
 // modes (errors.Is(err, ErrUnknownEventType)), so a consumer can skip it.
 //
+// Decoding reads JSON as JavaScript's JSON.parse and encoding/json do: a
+// member given twice keeps its last value, and strings become Go strings, so
+// invalid UTF-8 and lone surrogate escapes read as U+FFFD (the reference
+// client decodes its input the same way).
+//
 // # Encoding
 //
 // Members are written in a fixed order: the discriminator ("type", "role" or

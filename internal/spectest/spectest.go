@@ -13,10 +13,14 @@ import (
 
 // Dir returns the agui-spec/1.0 directory. It looks for ../shared/agui-spec
 // beside the module root (the directory holding go.mod), or uses
-// $AGUI_SPEC_DIR when set.
+// $AGUI_SPEC_DIR (the agui-spec directory, which holds 1.0/) when set.
 func Dir() (string, error) {
 	if d := os.Getenv("AGUI_SPEC_DIR"); d != "" {
-		return filepath.Join(d, "1.0"), nil
+		spec := filepath.Join(d, "1.0")
+		if _, err := os.Stat(filepath.Join(spec, "schema.json")); err != nil {
+			return "", fmt.Errorf("spectest: AGUI_SPEC_DIR=%s should be the agui-spec directory holding 1.0/schema.json: %w", d, err)
+		}
+		return spec, nil
 	}
 	wd, err := os.Getwd()
 	if err != nil {
@@ -26,7 +30,7 @@ func Dir() (string, error) {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			spec := filepath.Join(dir, "..", "shared", "agui-spec", "1.0")
 			if _, err := os.Stat(filepath.Join(spec, "schema.json")); err != nil {
-				return "", fmt.Errorf("spectest: AG-UI test data not found at %s (set AGUI_SPEC_DIR): %w", spec, err)
+				return "", fmt.Errorf("spectest: AG-UI test data not found at %s (set AGUI_SPEC_DIR to the agui-spec directory): %w", spec, err)
 			}
 			return spec, nil
 		}
