@@ -42,14 +42,17 @@
 // # Cancellation
 //
 // Cancellation is the run's context.Context, cancelled with a cause:
-// [ErrClientDisconnected], [ErrDeadline], [ErrConsumerStopped], or whatever a
-// custom transport passes to [Runner.Cancel]. After it, every emit fails with
+// [ErrClientDisconnected], [ErrDeadline], [ErrServerShutdown],
+// [ErrConsumerStopped], or whatever a custom transport passes to
+// [Runner.Cancel] (or an HTTP server's BaseContext is cancelled with). After it, every emit fails with
 // the CANCELLED [*Error] and the driver still ends the stream with RUN_ERROR
 // code CANCELLED. An agent that wants to stop sooner asks
 // [RunContext.IsCancelled], [RunContext.CheckCancelled], [RunContext.Done] (or
 // its ctx), or races a long call against cancellation with [UntilCancelled].
 // Goroutines the agent starts must honour ctx: no goroutine of the run
-// outlives it only if the agent's own goroutines return when ctx is done.
+// outlives it only if the agent's own goroutines return when ctx is done. The
+// same holds for the function UntilCancelled races: Go cannot stop a goroutine
+// from outside, so one that ignores ctx runs until it returns by itself.
 //
 // docs/DESIGN.md explains the choices behind all of this.
 package server

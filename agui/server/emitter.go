@@ -85,8 +85,12 @@ func (e *emitter) cancelCause() error {
 	}
 }
 
-// check says whether ev may be emitted now. Called with mu held.
-func (e *emitter) check(ev agui.Event) error {
+// check says whether ev, emitted through a handle of subagent scope sc (nil
+// for the run's own), may be emitted now. Called with mu held, which is what
+// orders a subagent's ending against emits through it: its flag is set before
+// its SUBAGENT_FINISHED (or SUBAGENT_ERROR) is sent, so every emit checked
+// after that event sees it.
+func (e *emitter) check(ev agui.Event, sc *scope) error {
 	if e.broken != nil {
 		return disconnectedError(e.broken)
 	}
@@ -99,11 +103,15 @@ func (e *emitter) check(ev agui.Event) error {
 	if cause := e.cancelCause(); cause != nil {
 		return cancelledError(cause)
 	}
+	if sc != nil {
+		return sc.live()
+	}
 	return nil
 }
 
-// emit is Emitter.Emit: any event but the three the driver owns.
-func (e *emitter) emit(ev agui.Event) error {
+// emit is Emitter.Emit: any event but the three the driver owns, emitted
+// through a handle of subagent scope sc (nil for the run's own).
+func (e *emitter) emit(ev agui.Event, sc *scope) error {
 	if ev == nil {
 		return ProtocolError(errNilEvent)
 	}
@@ -112,7 +120,7 @@ func (e *emitter) emit(ev agui.Event) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.check(ev); err != nil {
+	if err := e.check(ev, sc); err != nil {
 		return err
 	}
 	return e.send(ev, true)
@@ -166,7 +174,8 @@ func (e *emitter) disconnect(cause error) {
 // The three streaming hot paths. Each builds its event in place when the sink
 // does not retain events, so a delta costs no allocation.
 
-func (e *emitter) textContent(id, delta string, tag *string) error {
+func (e *emitter) textContent(id, delta string, sc *scope) error {
+	tag := sc.tag()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var ev *agui.TextMessageContent
@@ -178,13 +187,14 @@ func (e *emitter) textContent(id, delta string, tag *string) error {
 		ev = &e.text
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	if err := e.check(ev); err != nil {
+	if err := e.check(ev, sc); err != nil {
 		return err
 	}
 	return e.send(ev, true)
 }
 
-func (e *emitter) toolArgs(id, delta string, tag *string) error {
+func (e *emitter) toolArgs(id, delta string, sc *scope) error {
+	tag := sc.tag()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var ev *agui.ToolCallArgs
@@ -196,13 +206,14 @@ func (e *emitter) toolArgs(id, delta string, tag *string) error {
 		ev = &e.args
 		ev.ToolCallID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	if err := e.check(ev); err != nil {
+	if err := e.check(ev, sc); err != nil {
 		return err
 	}
 	return e.send(ev, true)
 }
 
-func (e *emitter) reasoningContent(id, delta string, tag *string) error {
+func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
+	tag := sc.tag()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var ev *agui.ReasoningMessageContent
@@ -214,7 +225,7 @@ func (e *emitter) reasoningContent(id, delta string, tag *string) error {
 		ev = &e.reasoning
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	if err := e.check(ev); err != nil {
+	if err := e.check(ev, sc); err != nil {
 		return err
 	}
 	return e.send(ev, true)

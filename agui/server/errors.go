@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/agui-go/sdk/agui"
 )
@@ -13,11 +14,21 @@ import (
 // return afterwards wraps it, so errors.Is(err, ErrClientDisconnected) tells a
 // vanished client from a deadline.
 var (
-	// ErrClientDisconnected: the HTTP client went away (the request context
-	// ended, or writing to it failed).
+	// ErrClientDisconnected: the HTTP client went away (net/http cancelled the
+	// request context without a cause of its own, or writing to the client
+	// failed).
 	ErrClientDisconnected = errors.New("agui/server: client disconnected")
-	// ErrDeadline: the run outlived the deadline configured with [WithTimeout].
+	// ErrDeadline: the run outlived the deadline configured with [WithTimeout],
+	// or the request context's deadline passed.
 	ErrDeadline = errors.New("agui/server: run deadline exceeded")
+	// ErrServerShutdown: the server is shutting down. net/http does not
+	// cancel the contexts of requests in flight when it shuts down; a server
+	// that wants its runs to end then gives its http.Server a BaseContext and
+	// cancels that with this cause (context.WithCancelCause), as
+	// agui/server/demo does. The handler reports any such cause as the run's
+	// cause, so the stream ends with RUN_ERROR CANCELLED
+	// "run cancelled: the server is shutting down".
+	ErrServerShutdown = errors.New("agui/server: the server is shutting down")
 	// ErrConsumerStopped: the consumer of [Run] or [Runner.Events] stopped
 	// pulling (broke out of the range loop).
 	ErrConsumerStopped = errors.New("agui/server: consumer stopped reading the event stream")
@@ -28,6 +39,11 @@ var (
 	ErrAlreadyStarted = errors.New("agui/server: the run was already started")
 	// ErrNoInterrupts: an interrupt outcome carried no interrupt.
 	ErrNoInterrupts = errors.New("agui/server: an interrupt outcome needs at least one interrupt")
+	// ErrSubagentEnded: something was emitted through a [Subagent] (or a
+	// handle it created) after the subagent ended with Finish, Suspend or
+	// Fail. The emit fails with a PROTOCOL [*Error] wrapping it and nothing is
+	// sent.
+	ErrSubagentEnded = errors.New("agui/server: the subagent has already ended")
 )
 
 // Error is the one error type of this package. Every failure that ends a run
@@ -56,8 +72,12 @@ func (e *Error) Error() string { return e.Message }
 func (e *Error) Unwrap() error { return e.Err }
 
 // AgentError wraps a failure of the agent's own code. Its message reads
-// "agent error: <cause>" and its code is AGENT_ERROR. A nil cause gives the
-// message "agent error".
+// "agent error: <cause>", its code is AGENT_ERROR, and errors.Is and
+// errors.As reach cause. A nil cause gives the message "agent error".
+//
+// The three constructors differ only in where the cause comes from: an error
+// (AgentError), a plain text ([AgentErrorText]), or a format
+// ([AgentErrorf]).
 func AgentError(cause error) *Error {
 	msg := "agent error"
 	if cause != nil {
@@ -66,9 +86,26 @@ func AgentError(cause error) *Error {
 	return &Error{Code: agui.CodeAgentError, Message: msg, Err: cause}
 }
 
+// AgentErrorText is [AgentError] for a failure described by a text, taken
+// literally: AgentErrorText("the weather service is down") reads
+// "agent error: the weather service is down", and a '%' in text stays as it
+// is. The cause is an error whose message is text. An empty text gives the
+// message "agent error" and no cause.
+//
+// Use it for a text that is not a constant format (a message from a model or
+// a remote service, say); AgentErrorf(text) would interpret its '%' verbs.
+func AgentErrorText(text string) *Error {
+	if text == "" {
+		return AgentError(nil)
+	}
+	return AgentError(errors.New(text))
+}
+
 // AgentErrorf is [AgentError] of fmt.Errorf(format, args...); %w wraps as
-// usual. AgentErrorf("the weather service is down") reads
-// "agent error: the weather service is down".
+// usual, so errors.Is and errors.As reach the wrapped errors.
+// AgentErrorf("the %s service is down", name) reads
+// "agent error: the weather service is down". For a text that is not a
+// format, use [AgentErrorText].
 func AgentErrorf(format string, args ...any) *Error {
 	return AgentError(fmt.Errorf(format, args...))
 }
@@ -115,6 +152,16 @@ func cancelledError(cause error) *Error {
 	return &Error{Code: agui.CodeCancelled, Message: msg, Err: cause}
 }
 
+// subagentEndedError is the error of an emit through the handle of subagent
+// id, or of one it created, after the subagent ended.
+func subagentEndedError(id string) *Error {
+	return &Error{
+		Code:    agui.CodeProtocol,
+		Message: "protocol error: subagent " + strconv.Quote(id) + " has already ended; nothing more can be emitted through it",
+		Err:     ErrSubagentEnded,
+	}
+}
+
 // disconnectedError is the error every emit returns once the consumer is gone.
 func disconnectedError(cause error) *Error {
 	msg := "consumer disconnected"
@@ -142,6 +189,10 @@ func trimPrefix(s string) string {
 // PanicError is the cause of an AGENT_PANIC [*Error]: the value the agent
 // panicked with and the stack at the panic. The stack is also logged; it is
 // never sent to the client.
+//
+// It is also the value [UntilCancelled] panics with when the function it
+// raced panicked on its own goroutine, so that the stack is the one where the
+// panic happened; a run reports such a panic with its Value and Stack.
 type PanicError struct {
 	Value any
 	Stack []byte

@@ -20,7 +20,7 @@ func Example_flakyAgent() {
 		if err := rc.Say("Looking that up."); err != nil {
 			return server.Outcome{}, err
 		}
-		return server.Outcome{}, server.AgentErrorf("the weather service is down")
+		return server.Outcome{}, server.AgentErrorText("the weather service is down")
 	})
 
 	var last agui.Event
@@ -91,23 +91,28 @@ func Example_chattyAgentCancelled() {
 }
 
 // UntilCancelled races a long call against cancellation: the call's answer
-// while the run is live, the CANCELLED error once it is not.
+// while the run is live, the CANCELLED error once it is not. The model call
+// that never answers honours ctx, so it stops too, and nothing of it is left
+// once UntilCancelled returned.
 func Example_slowAgentUntilCancelled() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	callTheModel := func(ctx context.Context) (string, error) {
 		return "the model's reply", nil
 	}
-	release := make(chan struct{})
-	defer close(release)
+	thinking := make(chan struct{})
 	neverAnswers := func(ctx context.Context) (string, error) {
-		<-release // ignores ctx: keeps running after UntilCancelled returned
-		return "too late", nil
+		close(thinking)
+		<-ctx.Done() // a model call that never answers, but honours ctx
+		return "", ctx.Err()
 	}
 
 	reply, err := server.UntilCancelled(ctx, callTheModel)
 	fmt.Println(reply, err)
 
-	cancel(server.ErrClientDisconnected)
+	go func() {
+		<-thinking
+		cancel(server.ErrClientDisconnected) // the client leaves while the model thinks
+	}()
 	reply, err = server.UntilCancelled(ctx, neverAnswers)
 	fmt.Printf("%q %v\n", reply, server.IsCancelled(err))
 	fmt.Println(err)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,10 +43,14 @@ const (
 // latency budget ([WithFlushLatency]), and at most a bounded amount is ever
 // buffered: a client that reads slowly slows the agent down.
 //
-// The run is cancelled with cause [ErrClientDisconnected] when the request's
-// context ends (the client went away) or a write fails, and with
-// [ErrDeadline] when [WithTimeout] is set and passes. If the run did not
-// finish normally, everything it started is cancelled too. ServeHTTP returns
+// The run is cancelled when the request's context ends, with a cause that
+// says why: [ErrClientDisconnected] when net/http cancelled it (the client
+// went away) or a write fails; [ErrDeadline] when its deadline passed, or
+// when [WithTimeout] is set and passes; and any other cause the request's
+// context carries as it is, such as [ErrServerShutdown] from a server that
+// cancels its BaseContext with that cause when it shuts down. The terminal
+// RUN_ERROR (code CANCELLED) names the cause. If the run did not finish
+// normally, everything it started is cancelled too. ServeHTTP returns
 // once the agent has returned and the terminal event was written; nothing is
 // written to the response after that.
 func NewHandler[S any](agent Agent[S], opts ...Option) http.Handler {
@@ -98,7 +103,7 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	opts := append(h.opts[:len(h.opts):len(h.opts)], func(c *config) { c.parentCause = ErrClientDisconnected })
+	opts := append(h.opts[:len(h.opts):len(h.opts)], func(c *config) { c.parentCause = requestCause })
 	runner := NewRunner(r.Context(), h.agent, input, opts...)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here
@@ -120,6 +125,22 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	go s.loop()
 	runner.drive(e)
 	s.close()
+}
+
+// requestCause says why a request's context ended. net/http cancels it with
+// no cause of its own (context.Canceled) when the client goes away, so that
+// is ErrClientDisconnected; a deadline that passed is ErrDeadline; any other
+// cause (a server shutting down, through its BaseContext) is the run's cause
+// as it is.
+func requestCause(ctx context.Context) error {
+	switch cause := context.Cause(ctx); cause {
+	case nil, context.Canceled:
+		return ErrClientDisconnected
+	case context.DeadlineExceeded:
+		return ErrDeadline
+	default:
+		return cause
+	}
 }
 
 // checkJSON accepts application/json, with a UTF-8 charset if one is named.
@@ -172,16 +193,20 @@ type sseSink struct {
 
 	closed bool // under e.mu; once set nothing is written
 	kicked bool // under e.mu; a kick is pending, the loop has not flushed yet
+	// lastWrite is when bytes last went to the client (under e.mu; kept only
+	// with keep-alives): a keep-alive is due when it is a whole interval ago.
+	lastWrite time.Time
 }
 
 func newSSESink(w http.ResponseWriter, cfg config) *sseSink {
 	return &sseSink{
-		w:    w,
-		rc:   http.NewResponseController(w),
-		cfg:  cfg,
-		kick: make(chan struct{}, 1),
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
+		w:         w,
+		rc:        http.NewResponseController(w),
+		cfg:       cfg,
+		kick:      make(chan struct{}, 1),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+		lastWrite: time.Now(),
 	}
 }
 
@@ -210,6 +235,9 @@ func (s *sseSink) flush() error {
 	}
 	_, err := s.w.Write(s.e.out)
 	s.e.out = s.e.out[:0]
+	if s.cfg.keepAlive > 0 {
+		s.lastWrite = time.Now()
+	}
 	if err == nil {
 		if err = s.rc.Flush(); errors.Is(err, http.ErrNotSupported) {
 			err = nil
@@ -223,24 +251,43 @@ func (s *sseSink) flush() error {
 
 // flushOrFail flushes from the loop goroutine; a failed write means the client
 // is gone, which fails the emitter and cancels the run.
-func (s *sseSink) flushOrFail(keepAlive bool) {
+func (s *sseSink) flushOrFail() {
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
 	if s.closed || s.e.broken != nil {
 		return
 	}
 	s.kicked = false
-	if keepAlive && len(s.e.out) == 0 {
-		s.e.out = append(s.e.out, ": keep-alive\n\n"...)
-	}
 	if err := s.flush(); err != nil {
 		s.e.fail(err)
 	}
 }
 
+// keepAlive writes a keep-alive comment if nothing has been written for the
+// keep-alive interval, and returns how long until the next one may be due.
+func (s *sseSink) keepAlive() time.Duration {
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	if s.closed || s.e.broken != nil {
+		return s.cfg.keepAlive
+	}
+	if idle := time.Since(s.lastWrite); idle < s.cfg.keepAlive {
+		return s.cfg.keepAlive - idle
+	}
+	if len(s.e.out) == 0 {
+		s.e.out = append(s.e.out, ": keep-alive\n\n"...)
+	}
+	if err := s.flush(); err != nil {
+		s.e.fail(err)
+	}
+	return s.cfg.keepAlive
+}
+
 // loop flushes when kicked, then sleeps for the latency budget so that events
-// arriving meanwhile are coalesced into the next write; it writes keep-alive
-// comments when the stream has been idle long enough.
+// arriving meanwhile are coalesced into the next write. With keep-alives on,
+// it wakes when the last write is an interval old and writes a comment if
+// nothing was written since; a busy stream never gets one, whichever
+// goroutine does its writes.
 func (s *sseSink) loop() {
 	defer close(s.done)
 	var budget *time.Timer
@@ -261,9 +308,9 @@ func (s *sseSink) loop() {
 		case <-s.stop:
 			return
 		case <-idle:
-			s.flushOrFail(true)
+			keep.Reset(s.keepAlive())
 		case <-s.kick:
-			s.flushOrFail(false)
+			s.flushOrFail()
 			if budget != nil {
 				budget.Reset(s.cfg.flushLatency)
 				select {
@@ -272,9 +319,6 @@ func (s *sseSink) loop() {
 				case <-budget.C:
 				}
 			}
-		}
-		if keep != nil {
-			keep.Reset(s.cfg.keepAlive)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -377,5 +379,138 @@ func TestBackpressure(t *testing.T) {
 				t.Fatalf("agent ran ahead: %d emitted, %d taken", e, taken)
 			}
 		}
+	}
+}
+
+// The run's cancellation cause follows the request context's: a server whose
+// BaseContext ends with a cause of its own (shutting down, say) reports that
+// cause, not a client that left; a deadline reports ErrDeadline.
+func TestHandlerReportsRequestContextCause(t *testing.T) {
+	errMaintenance := errors.New("maintenance window")
+	for _, tc := range []struct {
+		name    string
+		end     func(ctx context.Context) (context.Context, func()) // derives the BaseContext and ends it
+		cause   error
+		message string
+	}{
+		{"custom cause", func(ctx context.Context) (context.Context, func()) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			return ctx, func() { cancel(errMaintenance) }
+		}, errMaintenance, "run cancelled: maintenance window"},
+		{"server shutdown", func(ctx context.Context) (context.Context, func()) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			return ctx, func() { cancel(server.ErrServerShutdown) }
+		}, server.ErrServerShutdown, "run cancelled: the server is shutting down"},
+		{"wrapped shutdown", func(ctx context.Context) (context.Context, func()) {
+			ctx, cancel := context.WithCancelCause(ctx)
+			return ctx, func() { cancel(fmt.Errorf("%w (SIGTERM)", server.ErrServerShutdown)) }
+		}, server.ErrServerShutdown, "run cancelled: the server is shutting down (SIGTERM)"},
+		{"deadline", func(ctx context.Context) (context.Context, func()) {
+			ctx, stop := context.WithTimeout(ctx, 300*time.Millisecond) // passes while the agent waits
+			return ctx, func() { time.AfterFunc(time.Second, stop) }
+		}, server.ErrDeadline, "run cancelled: run deadline exceeded"},
+		{"plain cancel", func(ctx context.Context) (context.Context, func()) {
+			ctx, cancel := context.WithCancel(ctx)
+			return ctx, cancel
+		}, server.ErrClientDisconnected, "run cancelled: client disconnected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, end := tc.end(context.Background())
+			emitErr := make(chan error, 1)
+			agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+				if err := rc.Say("first"); err != nil {
+					return server.Outcome{}, err
+				}
+				<-ctx.Done()
+				if !errors.Is(context.Cause(ctx), tc.cause) {
+					t.Errorf("cause %v, want %v", context.Cause(ctx), tc.cause)
+				}
+				err := rc.Say("second")
+				emitErr <- err
+				return server.Outcome{}, err
+			})
+			srv := httptest.NewUnstartedServer(server.NewHandler(agent))
+			srv.Config.BaseContext = func(net.Listener) context.Context { return base }
+			srv.Start()
+			defer srv.Close()
+			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(validBody))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			lines := make(chan string)
+			go readFrames(resp.Body, lines)
+			var last string
+			for line := range lines {
+				if strings.Contains(line, "TEXT_MESSAGE_END") {
+					end()
+				}
+				last = line
+			}
+			if err := <-emitErr; !server.IsCancelled(err) || !errors.Is(err, tc.cause) {
+				t.Fatalf("emit after the end: %v, want CANCELLED reaching %v", err, tc.cause)
+			}
+			ev, err := agui.DecodeEvent([]byte(strings.TrimPrefix(last, "data: ")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			re, ok := ev.(*agui.RunError)
+			if !ok || re.Code == nil || *re.Code != string(agui.CodeCancelled) || re.Message != tc.message {
+				t.Fatalf("terminal %s, want RUN_ERROR CANCELLED %q", last, tc.message)
+			}
+		})
+	}
+}
+
+// Keep-alives go out only after the stream has been idle for the interval,
+// whatever the flush latency: an agent that emits every 2ms never gets one.
+func TestKeepAliveOnlyWhenIdle(t *testing.T) {
+	busy := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+		m, err := rc.StartTextMessage()
+		if err != nil {
+			return server.Outcome{}, err
+		}
+		for end := time.Now().Add(250 * time.Millisecond); time.Now().Before(end); {
+			if err := m.Append("x"); err != nil {
+				return server.Outcome{}, err
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		if err := m.End(); err != nil {
+			return server.Outcome{}, err
+		}
+		time.Sleep(150 * time.Millisecond) // now idle: keep-alives are due
+		return server.Success(), nil
+	})
+	for _, latency := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond} {
+		t.Run(fmt.Sprint(latency), func(t *testing.T) {
+			srv := httptest.NewServer(server.NewHandler(busy, server.WithKeepAlive(50*time.Millisecond), server.WithFlushLatency(latency)))
+			defer srv.Close()
+			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(validBody))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			lines := make(chan string)
+			go readFrames(resp.Body, lines)
+			var sawEnd bool
+			var during, after int
+			for line := range lines {
+				switch {
+				case strings.Contains(line, "TEXT_MESSAGE_END"):
+					sawEnd = true
+				case line == ": keep-alive" && sawEnd:
+					after++
+				case line == ": keep-alive":
+					during++
+				}
+			}
+			if during != 0 {
+				t.Fatalf("%d keep-alives on a stream that was never idle", during)
+			}
+			if after == 0 {
+				t.Fatal("no keep-alive once the stream was idle")
+			}
+		})
 	}
 }

@@ -24,8 +24,8 @@ import (
 //
 // An Emitter is safe for concurrent use.
 type Emitter struct {
-	e   *emitter
-	tag *string // subagentRunId of the subagent, nil for the run itself
+	e  *emitter
+	sc *scope // the subagent whose events these are, nil for the run itself
 }
 
 // Emit sends one event, verified. On a subagent's Emitter an event that can
@@ -34,14 +34,15 @@ type Emitter struct {
 // is a PROTOCOL error.
 //
 // It fails with CANCELLED after the run was cancelled, DISCONNECTED after the
-// consumer left, PROTOCOL_VIOLATION when the event breaks an ordering rule
-// (errors.As reaches the *verify.Error), SERIALIZATION when it cannot be
+// consumer left, PROTOCOL (wrapping [ErrSubagentEnded]) on the Emitter of a
+// subagent that ended, PROTOCOL_VIOLATION when the event breaks an ordering
+// rule (errors.As reaches the *verify.Error), SERIALIZATION when it cannot be
 // encoded. A rejected event is not sent.
 func (em *Emitter) Emit(ev agui.Event) error {
-	if em.tag != nil && ev != nil {
-		attribute(ev, em.tag)
+	if em.sc != nil && ev != nil {
+		attribute(ev, em.sc.tag())
 	}
-	return em.e.emit(ev)
+	return em.e.emit(ev, em.sc)
 }
 
 // NewID returns a fresh random id (a UUID, version 4) for a message, tool
@@ -122,7 +123,7 @@ func WithDescription(d string) StartOption { return func(o *startOptions) { o.de
 type TextMessage struct {
 	e     *emitter
 	id    string
-	tag   *string
+	sc    *scope
 	ended atomic.Bool
 }
 
@@ -130,11 +131,11 @@ type TextMessage struct {
 func (em *Emitter) StartTextMessage(opts ...StartOption) (*TextMessage, error) {
 	o := collect(opts)
 	ev := agui.NewTextMessageStart(o.id)
-	ev.Role, ev.Name, ev.SubagentRunID = o.role, o.name, em.tag
-	if err := em.e.emit(ev); err != nil {
+	ev.Role, ev.Name, ev.SubagentRunID = o.role, o.name, em.sc.tag()
+	if err := em.e.emit(ev, em.sc); err != nil {
 		return nil, err
 	}
-	return &TextMessage{e: em.e, id: o.id, tag: em.tag}, nil
+	return &TextMessage{e: em.e, id: o.id, sc: em.sc}, nil
 }
 
 // Say emits a whole assistant text message: start, the text, end.
@@ -153,7 +154,7 @@ func (em *Emitter) Say(text string) error {
 func (m *TextMessage) ID() string { return m.id }
 
 // Append emits TEXT_MESSAGE_CONTENT with delta (which may be empty).
-func (m *TextMessage) Append(delta string) error { return m.e.textContent(m.id, delta, m.tag) }
+func (m *TextMessage) Append(delta string) error { return m.e.textContent(m.id, delta, m.sc) }
 
 // End emits TEXT_MESSAGE_END. Only the first call emits; later calls return
 // nil, so `defer m.End()` is always safe.
@@ -162,8 +163,8 @@ func (m *TextMessage) End() error {
 		return nil
 	}
 	ev := agui.NewTextMessageEnd(m.id)
-	ev.SubagentRunID = m.tag
-	return m.e.emit(ev)
+	ev.SubagentRunID = m.sc.tag()
+	return m.e.emit(ev, m.sc)
 }
 
 // ---- tool calls ----
@@ -172,7 +173,7 @@ func (m *TextMessage) End() error {
 type ToolCall struct {
 	e     *emitter
 	id    string
-	tag   *string
+	sc    *scope
 	ended atomic.Bool
 }
 
@@ -180,18 +181,18 @@ type ToolCall struct {
 func (em *Emitter) StartToolCall(name string, opts ...StartOption) (*ToolCall, error) {
 	o := collect(opts)
 	ev := agui.NewToolCallStart(o.id, name)
-	ev.ParentMessageID, ev.SubagentRunID = o.parentMessageID, em.tag
-	if err := em.e.emit(ev); err != nil {
+	ev.ParentMessageID, ev.SubagentRunID = o.parentMessageID, em.sc.tag()
+	if err := em.e.emit(ev, em.sc); err != nil {
 		return nil, err
 	}
-	return &ToolCall{e: em.e, id: o.id, tag: em.tag}, nil
+	return &ToolCall{e: em.e, id: o.id, sc: em.sc}, nil
 }
 
 // ID returns the tool call's id.
 func (c *ToolCall) ID() string { return c.id }
 
 // Args emits TOOL_CALL_ARGS with a fragment of the arguments' JSON text.
-func (c *ToolCall) Args(delta string) error { return c.e.toolArgs(c.id, delta, c.tag) }
+func (c *ToolCall) Args(delta string) error { return c.e.toolArgs(c.id, delta, c.sc) }
 
 // ArgsJSON encodes v with encoding/json and emits it as one TOOL_CALL_ARGS.
 func (c *ToolCall) ArgsJSON(v any) error {
@@ -208,8 +209,8 @@ func (c *ToolCall) End() error {
 		return nil
 	}
 	ev := agui.NewToolCallEnd(c.id)
-	ev.SubagentRunID = c.tag
-	return c.e.emit(ev)
+	ev.SubagentRunID = c.sc.tag()
+	return c.e.emit(ev, c.sc)
 }
 
 // Result ends the call if it is still open, then emits TOOL_CALL_RESULT with
@@ -219,8 +220,8 @@ func (c *ToolCall) Result(content agui.Content) error {
 		return err
 	}
 	ev := agui.NewToolCallResult(NewID(), c.id, content)
-	ev.SubagentRunID = c.tag
-	return c.e.emit(ev)
+	ev.SubagentRunID = c.sc.tag()
+	return c.e.emit(ev, c.sc)
 }
 
 // ResultJSON is Result with v encoded by encoding/json as the text content.
@@ -236,8 +237,8 @@ func (c *ToolCall) ResultJSON(v any) error {
 // (REASONING_ENCRYPTED_VALUE, subtype tool-call).
 func (c *ToolCall) EncryptedValue(value string) error {
 	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeToolCall, c.id, value)
-	ev.SubagentRunID = c.tag
-	return c.e.emit(ev)
+	ev.SubagentRunID = c.sc.tag()
+	return c.e.emit(ev, c.sc)
 }
 
 // ---- reasoning ----
@@ -247,7 +248,7 @@ func (c *ToolCall) EncryptedValue(value string) error {
 type Reasoning struct {
 	e     *emitter
 	id    string
-	tag   *string
+	sc    *scope
 	ended atomic.Bool
 }
 
@@ -255,11 +256,11 @@ type Reasoning struct {
 func (em *Emitter) StartReasoning(opts ...StartOption) (*Reasoning, error) {
 	o := collect(opts)
 	ev := agui.NewReasoningStart(o.id)
-	ev.SubagentRunID = em.tag
-	if err := em.e.emit(ev); err != nil {
+	ev.SubagentRunID = em.sc.tag()
+	if err := em.e.emit(ev, em.sc); err != nil {
 		return nil, err
 	}
-	return &Reasoning{e: em.e, id: o.id, tag: em.tag}, nil
+	return &Reasoning{e: em.e, id: o.id, sc: em.sc}, nil
 }
 
 // ID returns the span's id.
@@ -270,11 +271,11 @@ func (r *Reasoning) ID() string { return r.id }
 func (r *Reasoning) StartMessage(opts ...StartOption) (*ReasoningMessage, error) {
 	o := collect(opts)
 	ev := agui.NewReasoningMessageStart(o.id)
-	ev.SubagentRunID = r.tag
-	if err := r.e.emit(ev); err != nil {
+	ev.SubagentRunID = r.sc.tag()
+	if err := r.e.emit(ev, r.sc); err != nil {
 		return nil, err
 	}
-	return &ReasoningMessage{e: r.e, id: o.id, tag: r.tag}, nil
+	return &ReasoningMessage{e: r.e, id: o.id, sc: r.sc}, nil
 }
 
 // Think emits a whole reasoning message: start, the text, end.
@@ -293,8 +294,8 @@ func (r *Reasoning) Think(text string) error {
 // (REASONING_ENCRYPTED_VALUE, subtype message, naming the span's id).
 func (r *Reasoning) EncryptedValue(value string) error {
 	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeMessage, r.id, value)
-	ev.SubagentRunID = r.tag
-	return r.e.emit(ev)
+	ev.SubagentRunID = r.sc.tag()
+	return r.e.emit(ev, r.sc)
 }
 
 // End emits REASONING_END. Idempotent.
@@ -303,15 +304,15 @@ func (r *Reasoning) End() error {
 		return nil
 	}
 	ev := agui.NewReasoningEnd(r.id)
-	ev.SubagentRunID = r.tag
-	return r.e.emit(ev)
+	ev.SubagentRunID = r.sc.tag()
+	return r.e.emit(ev, r.sc)
 }
 
 // ReasoningMessage is an open visible reasoning message.
 type ReasoningMessage struct {
 	e     *emitter
 	id    string
-	tag   *string
+	sc    *scope
 	ended atomic.Bool
 }
 
@@ -320,7 +321,7 @@ func (m *ReasoningMessage) ID() string { return m.id }
 
 // Append emits REASONING_MESSAGE_CONTENT with delta.
 func (m *ReasoningMessage) Append(delta string) error {
-	return m.e.reasoningContent(m.id, delta, m.tag)
+	return m.e.reasoningContent(m.id, delta, m.sc)
 }
 
 // End emits REASONING_MESSAGE_END. Idempotent.
@@ -329,24 +330,24 @@ func (m *ReasoningMessage) End() error {
 		return nil
 	}
 	ev := agui.NewReasoningMessageEnd(m.id)
-	ev.SubagentRunID = m.tag
-	return m.e.emit(ev)
+	ev.SubagentRunID = m.sc.tag()
+	return m.e.emit(ev, m.sc)
 }
 
 // EncryptedValue attaches an opaque encrypted value to the reasoning message
 // (REASONING_ENCRYPTED_VALUE, subtype message).
 func (m *ReasoningMessage) EncryptedValue(value string) error {
 	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeMessage, m.id, value)
-	ev.SubagentRunID = m.tag
-	return m.e.emit(ev)
+	ev.SubagentRunID = m.sc.tag()
+	return m.e.emit(ev, m.sc)
 }
 
 // EncryptedValue emits REASONING_ENCRYPTED_VALUE for any entity: subtype says
 // whether entityID names a message or a tool call.
 func (em *Emitter) EncryptedValue(subtype agui.ReasoningEncryptedValueSubtype, entityID, value string) error {
 	ev := agui.NewReasoningEncryptedValue(subtype, entityID, value)
-	ev.SubagentRunID = em.tag
-	return em.e.emit(ev)
+	ev.SubagentRunID = em.sc.tag()
+	return em.e.emit(ev, em.sc)
 }
 
 // ---- steps ----
@@ -355,18 +356,18 @@ func (em *Emitter) EncryptedValue(subtype agui.ReasoningEncryptedValueSubtype, e
 type Step struct {
 	e     *emitter
 	name  string
-	tag   *string
+	sc    *scope
 	ended atomic.Bool
 }
 
 // StartStep emits STEP_STARTED for name and returns the open step.
 func (em *Emitter) StartStep(name string) (*Step, error) {
 	ev := agui.NewStepStarted(name)
-	ev.SubagentRunID = em.tag
-	if err := em.e.emit(ev); err != nil {
+	ev.SubagentRunID = em.sc.tag()
+	if err := em.e.emit(ev, em.sc); err != nil {
 		return nil, err
 	}
-	return &Step{e: em.e, name: name, tag: em.tag}, nil
+	return &Step{e: em.e, name: name, sc: em.sc}, nil
 }
 
 // End emits STEP_FINISHED. Idempotent.
@@ -375,8 +376,8 @@ func (s *Step) End() error {
 		return nil
 	}
 	ev := agui.NewStepFinished(s.name)
-	ev.SubagentRunID = s.tag
-	return s.e.emit(ev)
+	ev.SubagentRunID = s.sc.tag()
+	return s.e.emit(ev, s.sc)
 }
 
 // ---- custom ----
@@ -389,8 +390,8 @@ func (em *Emitter) Custom(name string, v any) error {
 		return SerializationError(err)
 	}
 	ev := agui.NewCustom(name, b)
-	ev.SubagentRunID = em.tag
-	return em.e.emit(ev)
+	ev.SubagentRunID = em.sc.tag()
+	return em.e.emit(ev, em.sc)
 }
 
 // ---- subagents ----
@@ -405,10 +406,45 @@ func (em *Emitter) Custom(name string, v any) error {
 //	err = sub.Say("Looking into it.")
 //
 // Subagents nest: a subagent's StartSubagent records it as the parent.
+//
+// Finish, Suspend and Fail end the invocation. After that the handle is
+// spent: every emit through it, and through every handle it created (its
+// messages, tool calls, reasoning, steps, activities and nested subagents,
+// whatever their state), fails with a PROTOCOL [*Error] wrapping
+// [ErrSubagentEnded] and sends nothing, so no event is ever attributed to a
+// subagent after it ended. This holds for emits racing with the ending on
+// other goroutines too.
 type Subagent struct {
 	Emitter
-	id    string
-	ended atomic.Bool
+}
+
+// scope is one subagent invocation as its handles see it: its id (the
+// subagentRunId its events carry), whether it ended, and the invocation it
+// was started from (nil for one the run started).
+type scope struct {
+	id     string
+	parent *scope
+	ended  atomic.Bool
+}
+
+// tag returns the subagentRunId events emitted in sc carry: nil for the run's
+// own (a nil sc).
+func (sc *scope) tag() *string {
+	if sc == nil {
+		return nil
+	}
+	return &sc.id
+}
+
+// live returns nil while neither sc nor any invocation it nests in has ended,
+// and the PROTOCOL error naming the one that ended otherwise.
+func (sc *scope) live() error {
+	for s := sc; s != nil; s = s.parent {
+		if s.ended.Load() {
+			return subagentEndedError(s.id)
+		}
+	}
+	return nil
 }
 
 // StartSubagent emits SUBAGENT_STARTED for a subagent called name and returns
@@ -417,27 +453,28 @@ func (em *Emitter) StartSubagent(name string, opts ...StartOption) (*Subagent, e
 	o := collect(opts)
 	ev := agui.NewSubagentStarted(o.id, name)
 	ev.Description = o.description
-	ev.ParentSubagentRunID = em.tag
+	ev.ParentSubagentRunID = em.sc.tag()
 	ev.ParentToolCallID = o.parentToolCallID
 	ev.ParentMessageID = o.parentMessageID
-	if err := em.e.emit(ev); err != nil {
+	if err := em.e.emit(ev, em.sc); err != nil {
 		return nil, err
 	}
-	id := o.id
-	return &Subagent{Emitter: Emitter{e: em.e, tag: &id}, id: id}, nil
+	return &Subagent{Emitter: Emitter{e: em.e, sc: &scope{id: o.id, parent: em.sc}}}, nil
 }
 
 // ID returns the subagent run's id (its subagentRunId).
-func (s *Subagent) ID() string { return s.id }
+func (s *Subagent) ID() string { return s.sc.id }
 
 // Finish emits SUBAGENT_FINISHED with a success outcome and, unless result is
 // nil, the result encoded with encoding/json. Finish, Suspend and Fail end
-// the invocation: only the first of them emits, later calls return nil.
+// the invocation: only the first of them emits, later calls return nil, and
+// the handle is spent (see [Subagent]). A result that cannot be encoded fails
+// with SERIALIZATION and ends nothing.
 func (s *Subagent) Finish(result any) error {
-	if !s.ended.CompareAndSwap(false, true) {
+	if s.sc.ended.Load() {
 		return nil
 	}
-	ev := agui.NewSubagentFinished(s.id)
+	ev := agui.NewSubagentFinished(s.sc.id)
 	ev.Outcome = &agui.SubagentFinishedSuccessOutcome{}
 	if result != nil {
 		b, err := marshalJSON(result)
@@ -448,37 +485,41 @@ func (s *Subagent) Finish(result any) error {
 			ev.Result = b
 		}
 	}
-	return s.e.emit(ev)
+	return s.end(ev)
 }
 
 // Suspend emits SUBAGENT_FINISHED with a suspended outcome: the subagent waits
 // on the named interrupts (which the run's [Interrupted] outcome carries).
 func (s *Subagent) Suspend(interruptIDs ...string) error {
-	if !s.ended.CompareAndSwap(false, true) {
-		return nil
-	}
-	ev := agui.NewSubagentFinished(s.id)
+	ev := agui.NewSubagentFinished(s.sc.id)
 	ev.Outcome = &agui.SubagentFinishedSuspendedOutcome{InterruptIDs: interruptIDs}
-	return s.e.emit(ev)
+	return s.end(ev)
 }
 
 // Fail emits SUBAGENT_ERROR with err's message (and its code, when err is an
 // [*Error]). The run goes on.
 func (s *Subagent) Fail(err error) error {
-	if !s.ended.CompareAndSwap(false, true) {
-		return nil
-	}
 	msg := "subagent failed"
 	if err != nil {
 		msg = err.Error()
 	}
-	ev := agui.NewSubagentError(s.id, msg)
+	ev := agui.NewSubagentError(s.sc.id, msg)
 	var e *Error
 	if errors.As(err, &e) && e.Code != "" {
 		code := string(e.Code)
 		ev.Code = &code
 	}
-	return s.e.emit(ev)
+	return s.end(ev)
+}
+
+// end marks the invocation ended, then emits its last event, ev, in the scope
+// of its parent. The mark comes first, so any emit through the subagent that
+// is checked after ev was sent (the emitter's mutex orders them) fails.
+func (s *Subagent) end(ev agui.Event) error {
+	if !s.sc.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	return s.e.emit(ev, s.sc.parent)
 }
 
 // ---- activities ----
@@ -489,7 +530,7 @@ type Activity struct {
 	e            *emitter
 	id           string
 	activityType string
-	tag          *string
+	sc           *scope
 
 	mu      sync.Mutex
 	content any // decoded content as the client has it
@@ -499,7 +540,7 @@ type Activity struct {
 // with content (encoded with encoding/json; it must be a JSON object).
 func (em *Emitter) StartActivity(activityType string, content any, opts ...StartOption) (*Activity, error) {
 	o := collect(opts)
-	a := &Activity{e: em.e, id: o.id, activityType: activityType, tag: em.tag}
+	a := &Activity{e: em.e, id: o.id, activityType: activityType, sc: em.sc}
 	raw, tree, err := activityContent(content)
 	if err != nil {
 		return nil, err
@@ -526,8 +567,8 @@ func (a *Activity) Snapshot(content any) error {
 
 func (a *Activity) snapshot(raw json.RawMessage, tree any) error {
 	ev := agui.NewActivitySnapshot(a.id, a.activityType, raw)
-	ev.SubagentRunID = a.tag
-	if err := a.e.emit(ev); err != nil {
+	ev.SubagentRunID = a.sc.tag()
+	if err := a.e.emit(ev, a.sc); err != nil {
 		return err
 	}
 	a.content = tree
@@ -555,8 +596,8 @@ func (a *Activity) Update(content any) error {
 		return a.snapshot(raw, tree)
 	}
 	ev := agui.NewActivityDelta(a.id, a.activityType, patch)
-	ev.SubagentRunID = a.tag
-	if err := a.e.emit(ev); err != nil {
+	ev.SubagentRunID = a.sc.tag()
+	if err := a.e.emit(ev, a.sc); err != nil {
 		return err
 	}
 	a.content = tree

@@ -25,9 +25,10 @@ type config struct {
 	flushLatency time.Duration
 	writeTimeout time.Duration
 	maxBuffered  int
-	// parentCause, when set, is the cause reported when the parent context
-	// ends (the handler reports ErrClientDisconnected).
-	parentCause error
+	// parentCause, when set, says which cause to report when the parent
+	// context ends (the handler's is requestCause); otherwise it is the
+	// parent's own cause.
+	parentCause func(parent context.Context) error
 }
 
 const (
@@ -75,8 +76,10 @@ func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = 
 func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
 
 // WithKeepAlive makes the handler write an SSE comment line (": keep-alive")
-// whenever the stream has been idle for d, so that proxies do not time the
-// connection out while the agent thinks. Zero (the default) writes none.
+// whenever the stream has been idle for d (nothing written to the client for
+// d, whatever the flush latency), so that proxies do not time the connection
+// out while the agent thinks. A stream that is never idle that long carries
+// none. Zero (the default) writes none.
 func WithKeepAlive(d time.Duration) Option { return func(c *config) { c.keepAlive = d } }
 
 // WithFlushLatency sets the handler's latency budget: the first event after a
@@ -171,7 +174,7 @@ func (r *Runner[S]) Context() context.Context { return r.ctx }
 
 func (r *Runner[S]) parentCause() error {
 	if r.cfg.parentCause != nil {
-		return r.cfg.parentCause
+		return r.cfg.parentCause(r.parent)
 	}
 	if c := context.Cause(r.parent); c != nil {
 		return c
@@ -342,11 +345,16 @@ func (r *Runner[S]) call(rc *RunContext[S]) (out Outcome, err error) {
 		if p == nil {
 			return // runtime.Goexit: drive's default error stands
 		}
-		stack := debug.Stack()
+		// A panic that UntilCancelled carried over from another goroutine
+		// already holds the stack where it happened.
+		pe, ok := p.(*PanicError)
+		if !ok {
+			pe = &PanicError{Value: p, Stack: debug.Stack()}
+		}
 		r.cfg.logger.Error("agui/server: agent panicked",
 			"threadId", r.input.ThreadID, "runId", r.input.RunID,
-			"panic", p, "stack", string(stack))
-		out, err = Outcome{}, &Error{Code: agui.CodeAgentPanic, Message: "agent panicked", Err: &PanicError{Value: p, Stack: stack}}
+			"panic", pe.Value, "stack", string(pe.Stack))
+		out, err = Outcome{}, &Error{Code: agui.CodeAgentPanic, Message: "agent panicked", Err: pe}
 	}()
 	out, err = r.agent.Run(r.ctx, rc)
 	returned = true

@@ -100,7 +100,7 @@ func (rc *RunContext[S]) PublishState() error {
 	if size, err := patchSize(patch); err != nil || size >= len(raw) {
 		return rc.snapshot(raw, tree)
 	}
-	if err := rc.Emitter.e.emit(agui.NewStateDelta(patch)); err != nil {
+	if err := rc.Emitter.e.emit(agui.NewStateDelta(patch), nil); err != nil {
 		return err
 	}
 	rc.client = tree
@@ -108,7 +108,7 @@ func (rc *RunContext[S]) PublishState() error {
 }
 
 func (rc *RunContext[S]) snapshot(raw json.RawMessage, tree any) error {
-	if err := rc.Emitter.e.emit(agui.NewStateSnapshot(raw)); err != nil {
+	if err := rc.Emitter.e.emit(agui.NewStateSnapshot(raw), nil); err != nil {
 		return err
 	}
 	rc.client, rc.known = tree, true
