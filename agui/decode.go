@@ -40,19 +40,26 @@ func DecodeEventLenient(data []byte) (Event, []Warning, error) {
 }
 
 func decodeEvent(data []byte, lenient bool) (Event, []Warning, error) {
+	return decodeDocument(data, lenient, decodeEventUnion)
+}
+
+// decodeDocument decodes one whole document with a pooled decoder: the value
+// read by decode, then nothing but whitespace.
+func decodeDocument[T any](data []byte, lenient bool, decode func(*decoder) (T, error)) (T, []Warning, error) {
 	d := getDecoder(data, lenient)
 	defer putDecoder(d)
-	ev, err := decodeEventUnion(d)
+	v, err := decode(d)
 	if err == nil {
 		err = d.end()
 	}
 	if err != nil {
 		if err == errDropped {
-			err = d.fail("the event lost a required member it cannot do without")
+			err = d.fail("the document lost a required member it cannot do without")
 		}
-		return nil, d.Warnings(), err
+		var zero T
+		return zero, d.Warnings(), err
 	}
-	return ev, d.Warnings(), nil
+	return v, d.Warnings(), nil
 }
 
 // DecodeRunAgentInput decodes a request body strictly. `state: null` reads as
@@ -69,20 +76,10 @@ func DecodeRunAgentInputLenient(data []byte) (*RunAgentInput, []Warning, error) 
 }
 
 func decodeInput(data []byte, lenient bool) (*RunAgentInput, []Warning, error) {
-	d := getDecoder(data, lenient)
-	defer putDecoder(d)
-	in := new(RunAgentInput)
-	err := in.decodeJSON(d)
-	if err == nil {
-		err = d.end()
-	}
-	if err != nil {
-		if err == errDropped {
-			err = d.fail("the input lost a required member it cannot do without")
-		}
-		return nil, d.Warnings(), err
-	}
-	return in, d.Warnings(), nil
+	return decodeDocument(data, lenient, func(d *decoder) (*RunAgentInput, error) {
+		in := new(RunAgentInput)
+		return in, in.decodeJSON(d)
+	})
 }
 
 // AppendEvent appends the JSON encoding of ev to dst; it is ev.AppendJSON
