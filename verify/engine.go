@@ -113,7 +113,8 @@ func (e *engine) observe(ev agui.Event) error {
 	if ev == nil {
 		return e.fail(NotOpen, "", "", "a nil event is not an event")
 	}
-	f := factsOf(ev)
+	var f facts
+	factsOf(ev, &f)
 	if f.action == actionContinue && e.phase == phaseRunning && !e.exp.Open() && e.continues(&f) {
 		// The steady state: a delta to the entity the last delta named.
 		e.n++
@@ -147,7 +148,8 @@ func (e *engine) expand(ev agui.Event) *Error {
 	}
 	var err *Error
 	for _, x := range out {
-		f := factsOf(x)
+		var f facts
+		factsOf(x, &f)
 		if err = e.apply(x, &f); err != nil {
 			if x != ev {
 				err.Via = ev.Type()

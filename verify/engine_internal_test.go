@@ -34,7 +34,8 @@ func TestFactsOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := factsOf(tt.ev); got != tt.want {
+			var got facts
+			if factsOf(tt.ev, &got); got != tt.want {
 				t.Fatalf("got %+v, want %+v", got, tt.want)
 			}
 		})

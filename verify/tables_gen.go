@@ -116,239 +116,273 @@ type facts struct {
 }
 
 // factsOf classifies an event by the lifecycle annotations of the schema.
-func factsOf(ev agui.Event) facts {
+// factsOf classifies an event by the lifecycle annotations of the schema. It fills
+// *f, which must be zero, rather than returning a struct, and tries the continuations (the deltas that
+// make up most of a stream) first, in a function small enough to be inlined.
+func factsOf(ev agui.Event, f *facts) {
+	if !continuationFacts(ev, f) {
+		otherFacts(ev, f)
+	}
+}
+
+// continuationFacts fills *f, which must be zero, for a continuation event and reports
+// whether ev was one. It is written to stay under the inliner's budget.
+func continuationFacts(ev agui.Event, f *facts) bool {
+	var tag *string
+	switch e := ev.(type) {
+	case *agui.TextMessageContent:
+		f.action, f.entity, f.id, tag = actionContinue, entityMessage, e.MessageID, e.SubagentRunID
+	case *agui.ToolCallArgs:
+		f.action, f.entity, f.id, tag = actionContinue, entityToolCall, e.ToolCallID, e.SubagentRunID
+	case *agui.ReasoningMessageContent:
+		f.action, f.entity, f.id, tag = actionContinue, entityReasoningMessage, e.MessageID, e.SubagentRunID
+	default:
+		return false
+	}
+	if tag != nil {
+		f.tag, f.tagged = *tag, true
+	}
+	return true
+}
+
+// otherFacts fills *f for every event that is not a continuation.
+func otherFacts(ev agui.Event, f *facts) {
 	switch e := ev.(type) {
 	case *agui.TextMessageStart:
-		return facts{
+		*f = facts{
 			action: actionOpen,
 			entity: entityMessage,
 			id:     e.MessageID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
-	case *agui.TextMessageContent:
-		return facts{
-			action: actionContinue,
-			entity: entityMessage,
-			id:     e.MessageID,
-			tag:    deref(e.SubagentRunID),
-			tagged: e.SubagentRunID != nil,
-		}
+		return
 	case *agui.TextMessageEnd:
-		return facts{
+		*f = facts{
 			action: actionClose,
 			entity: entityMessage,
 			id:     e.MessageID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.TextMessageChunk:
-		return facts{
+		*f = facts{
 			action: actionChunk,
 			entity: entityMessage,
 			id:     deref(e.MessageID),
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ToolCallStart:
-		return facts{
+		*f = facts{
 			action: actionOpen,
 			entity: entityToolCall,
 			id:     e.ToolCallID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
-	case *agui.ToolCallArgs:
-		return facts{
-			action: actionContinue,
-			entity: entityToolCall,
-			id:     e.ToolCallID,
-			tag:    deref(e.SubagentRunID),
-			tagged: e.SubagentRunID != nil,
-		}
+		return
 	case *agui.ToolCallEnd:
-		return facts{
+		*f = facts{
 			action: actionClose,
 			entity: entityToolCall,
 			id:     e.ToolCallID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ToolCallChunk:
-		return facts{
+		*f = facts{
 			action: actionChunk,
 			entity: entityToolCall,
 			id:     deref(e.ToolCallID),
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ToolCallResult:
-		return facts{
+		*f = facts{
 			action: actionAnswer,
 			entity: entityToolCall,
 			id:     e.ToolCallID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.StateSnapshot:
-		return facts{
+		*f = facts{
 			action: actionNone,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.StateDelta:
-		return facts{
+		*f = facts{
 			action: actionNone,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.MessagesSnapshot:
-		return facts{
+		*f = facts{
 			action: actionSeed,
 			entity: entityMessage,
 		}
+		return
 	case *agui.ActivitySnapshot:
-		return facts{
+		*f = facts{
 			action: actionUpsert,
 			entity: entityActivity,
 			id:     e.MessageID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ActivityDelta:
-		return facts{
+		*f = facts{
 			action: actionMutate,
 			entity: entityActivity,
 			id:     e.MessageID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.Raw:
-		return facts{
+		*f = facts{
 			action: actionNone,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.Custom:
-		return facts{
+		*f = facts{
 			action: actionNone,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.RunStarted:
-		return facts{
+		*f = facts{
 			action: actionOpen,
 			entity: entityRun,
 			id:     e.RunID,
 		}
+		return
 	case *agui.RunFinished:
-		return facts{
+		*f = facts{
 			action: actionClose,
 			entity: entityRun,
 			id:     e.RunID,
 		}
+		return
 	case *agui.RunError:
-		return facts{
+		*f = facts{
 			action: actionFail,
 			entity: entityRun,
 		}
+		return
 	case *agui.StepStarted:
-		return facts{
+		*f = facts{
 			action: actionOpen,
 			entity: entityStep,
 			id:     e.StepName,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.StepFinished:
-		return facts{
+		*f = facts{
 			action: actionClose,
 			entity: entityStep,
 			id:     e.StepName,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ReasoningStart:
-		return facts{
+		*f = facts{
 			action: actionOpen,
 			entity: entityReasoningSpan,
 			id:     e.MessageID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ReasoningMessageStart:
-		return facts{
+		*f = facts{
 			action: actionOpen,
 			entity: entityReasoningMessage,
 			id:     e.MessageID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
-	case *agui.ReasoningMessageContent:
-		return facts{
-			action: actionContinue,
-			entity: entityReasoningMessage,
-			id:     e.MessageID,
-			tag:    deref(e.SubagentRunID),
-			tagged: e.SubagentRunID != nil,
-		}
+		return
 	case *agui.ReasoningMessageEnd:
-		return facts{
+		*f = facts{
 			action: actionClose,
 			entity: entityReasoningMessage,
 			id:     e.MessageID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ReasoningMessageChunk:
-		return facts{
+		*f = facts{
 			action: actionChunk,
 			entity: entityReasoningMessage,
 			id:     deref(e.MessageID),
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ReasoningEnd:
-		return facts{
+		*f = facts{
 			action: actionClose,
 			entity: entityReasoningSpan,
 			id:     e.MessageID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.ReasoningEncryptedValue:
-		return facts{
+		*f = facts{
 			action: actionAnnotate,
 			id:     e.EntityID,
 			tag:    deref(e.SubagentRunID),
 			tagged: e.SubagentRunID != nil,
 		}
+		return
 	case *agui.SubagentStarted:
-		return facts{
+		*f = facts{
 			action: actionOpen,
 			entity: entitySubagent,
 			id:     e.SubagentRunID,
 			tag:    e.SubagentRunID,
 			tagged: true,
 		}
+		return
 	case *agui.SubagentFinished:
-		return facts{
+		*f = facts{
 			action: actionClose,
 			entity: entitySubagent,
 			id:     e.SubagentRunID,
 			tag:    e.SubagentRunID,
 			tagged: true,
 		}
+		return
 	case *agui.SubagentError:
-		return facts{
+		*f = facts{
 			action: actionFail,
 			entity: entitySubagent,
 			id:     e.SubagentRunID,
 			tag:    e.SubagentRunID,
 			tagged: true,
 		}
+		return
 	}
-	return facts{}
+	*f = facts{}
 }
 
 // deref reads an optional string member, "" when absent.

@@ -112,37 +112,82 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 		Id("tagged").Bool(),
 	)
 	f.Comment("factsOf classifies an event by the lifecycle annotations of the schema.")
-	f.Func().Id("factsOf").Params(Id("ev").Qual(aguiPath, "Event")).Id("facts").BlockFunc(func(g *Group) {
+	var hot, cold []*StructDef
+	for _, s := range m.Events {
+		if s.Event.Action == "continue" {
+			hot = append(hot, s)
+		} else {
+			cold = append(cold, s)
+		}
+	}
+	f.Comment("factsOf classifies an event by the lifecycle annotations of the schema. It fills")
+	f.Comment("*f, which must be zero, rather than returning a struct, and tries the continuations (the deltas that")
+	f.Comment("make up most of a stream) first, in a function small enough to be inlined.")
+	f.Func().Id("factsOf").Params(Id("ev").Qual(aguiPath, "Event"), Id("f").Op("*").Id("facts")).Block(
+		If(Op("!").Id("continuationFacts").Call(Id("ev"), Id("f"))).Block(
+			Id("otherFacts").Call(Id("ev"), Id("f")),
+		),
+	)
+	f.Comment("continuationFacts fills *f, which must be zero, for a continuation event and reports")
+	f.Comment("whether ev was one. It is written to stay under the inliner's budget.")
+	f.Func().Id("continuationFacts").Params(Id("ev").Qual(aguiPath, "Event"), Id("f").Op("*").Id("facts")).Bool().BlockFunc(func(g *Group) {
+		g.Var().Id("tag").Op("*").String()
 		g.Switch(Id("e").Op(":=").Id("ev").Assert(Type())).BlockFunc(func(sw *Group) {
-			for _, s := range m.Events {
+			for _, s := range hot {
 				ev := s.Event
-				sw.Case(Op("*").Qual(aguiPath, s.GoName)).BlockFunc(func(c *Group) {
-					vals := Dict{Id("action"): Id(actionName(ev.Action))}
-					if ev.Entity != "" {
-						vals[Id("entity")] = Id("entity" + goFieldName(ev.Entity))
-					}
-					if f := ev.IDField; f != nil {
-						if f.Required {
-							vals[Id("id")] = Id("e").Dot(f.GoName)
-						} else {
-							vals[Id("id")] = Id("deref").Call(Id("e").Dot(f.GoName))
-						}
-					}
-					switch ev.Attribution {
-					case "identity":
-						vals[Id("tag")] = Id("e").Dot(ev.TagField.GoName)
-						vals[Id("tagged")] = True()
-					case "tag":
-						vals[Id("tag")] = Id("deref").Call(Id("e").Dot(ev.TagField.GoName))
-						vals[Id("tagged")] = Id("e").Dot(ev.TagField.GoName).Op("!=").Nil()
-					}
-					c.Return(Id("facts").Values(vals))
-				})
+				if ev.Attribution != "tag" || ev.IDField == nil || !ev.IDField.Required || ev.Entity == "" {
+					panic(fmt.Sprintf("%s: a continuation needs an entity, a required id and tag attribution", s.Name))
+				}
+				sw.Case(Op("*").Qual(aguiPath, s.GoName)).Block(
+					List(Id("f").Dot("action"), Id("f").Dot("entity"), Id("f").Dot("id"), Id("tag")).Op("=").List(
+						Id(actionName(ev.Action)), Id("entity"+goFieldName(ev.Entity)), Id("e").Dot(ev.IDField.GoName), Id("e").Dot(ev.TagField.GoName)),
+				)
 			}
+			sw.Default().Block(Return(False()))
 		})
-		g.Return(Id("facts").Values())
+		g.If(Id("tag").Op("!=").Nil()).Block(
+			List(Id("f").Dot("tag"), Id("f").Dot("tagged")).Op("=").List(Op("*").Id("tag"), True()),
+		)
+		g.Return(True())
+	})
+	f.Comment("otherFacts fills *f for every event that is not a continuation.")
+	f.Func().Id("otherFacts").Params(Id("ev").Qual(aguiPath, "Event"), Id("f").Op("*").Id("facts")).BlockFunc(func(g *Group) {
+		g.Add(e.factsSwitch(cold, aguiPath))
+		g.Op("*").Id("f").Op("=").Id("facts").Values()
 	})
 	e.emitDeref(f)
+}
+
+// factsSwitch is a type switch returning the facts of each of events.
+func (e *emitter) factsSwitch(events []*StructDef, aguiPath string) Code {
+	return Switch(Id("e").Op(":=").Id("ev").Assert(Type())).BlockFunc(func(sw *Group) {
+		for _, s := range events {
+			ev := s.Event
+			sw.Case(Op("*").Qual(aguiPath, s.GoName)).BlockFunc(func(c *Group) {
+				vals := Dict{Id("action"): Id(actionName(ev.Action))}
+				if ev.Entity != "" {
+					vals[Id("entity")] = Id("entity" + goFieldName(ev.Entity))
+				}
+				if f := ev.IDField; f != nil {
+					if f.Required {
+						vals[Id("id")] = Id("e").Dot(f.GoName)
+					} else {
+						vals[Id("id")] = Id("deref").Call(Id("e").Dot(f.GoName))
+					}
+				}
+				switch ev.Attribution {
+				case "identity":
+					vals[Id("tag")] = Id("e").Dot(ev.TagField.GoName)
+					vals[Id("tagged")] = True()
+				case "tag":
+					vals[Id("tag")] = Id("deref").Call(Id("e").Dot(ev.TagField.GoName))
+					vals[Id("tagged")] = Id("e").Dot(ev.TagField.GoName).Op("!=").Nil()
+				}
+				c.Op("*").Id("f").Op("=").Id("facts").Values(vals)
+				c.Return()
+			})
+		}
+	})
 }
 
 func (e *emitter) emitDeref(f *File) {
