@@ -196,6 +196,10 @@ type sseSink struct {
 	// lastWrite is when bytes last went to the client (under e.mu; kept only
 	// with keep-alives): a keep-alive is due when it is a whole interval ago.
 	lastWrite time.Time
+	// noDeadline is set (under e.mu) once the writer turned out not to
+	// support write deadlines, so the write path stops asking: each refusal
+	// is an error value allocated for nothing.
+	noDeadline bool
 }
 
 func newSSESink(w http.ResponseWriter, cfg config) *sseSink {
@@ -230,8 +234,10 @@ func (s *sseSink) flush() error {
 	if s.closed || len(s.e.out) == 0 {
 		return nil
 	}
-	if s.cfg.writeTimeout > 0 {
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.cfg.writeTimeout)) // unsupported: nothing to extend
+	if s.cfg.writeTimeout > 0 && !s.noDeadline {
+		if err := s.rc.SetWriteDeadline(time.Now().Add(s.cfg.writeTimeout)); errors.Is(err, http.ErrNotSupported) {
+			s.noDeadline = true // nothing to extend, now or later
+		}
 	}
 	_, err := s.w.Write(s.e.out)
 	s.e.out = s.e.out[:0]
