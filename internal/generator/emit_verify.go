@@ -131,6 +131,10 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 	f.Comment("continuationFacts fills *f, which must be zero, for a continuation event and reports")
 	f.Comment("whether ev was one. It is written to stay under the inliner's budget.")
 	f.Func().Id("continuationFacts").Params(Id("ev").Qual(aguiPath, "Event"), Id("f").Op("*").Id("facts")).Bool().BlockFunc(func(g *Group) {
+		if len(hot) == 0 {
+			g.Return(False())
+			return
+		}
 		g.Var().Id("tag").Op("*").String()
 		g.Switch(Id("e").Op(":=").Id("ev").Assert(Type())).BlockFunc(func(sw *Group) {
 			for _, s := range hot {
@@ -160,7 +164,16 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 
 // factsSwitch is a type switch returning the facts of each of events.
 func (e *emitter) factsSwitch(events []*StructDef, aguiPath string) Code {
-	return Switch(Id("e").Op(":=").Id("ev").Assert(Type())).BlockFunc(func(sw *Group) {
+	// Bind the event only when some case reads a member of it.
+	subject := Id("e").Op(":=").Id("ev").Assert(Type())
+	reads := false
+	for _, s := range events {
+		reads = reads || s.Event.IDField != nil || s.Event.Attribution != "none"
+	}
+	if !reads {
+		subject = Id("ev").Assert(Type())
+	}
+	return Switch(subject).BlockFunc(func(sw *Group) {
 		for _, s := range events {
 			ev := s.Event
 			sw.Case(Op("*").Qual(aguiPath, s.GoName)).BlockFunc(func(c *Group) {
