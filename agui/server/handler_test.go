@@ -193,6 +193,28 @@ func readFrames(r io.Reader, ch chan<- string) {
 	}
 }
 
+// postWatchingMessageEnd posts validBody to url, calls onEnd when the
+// TEXT_MESSAGE_END frame arrives, reads the stream to its end and returns the
+// last frame.
+func postWatchingMessageEnd(t *testing.T, url string, onEnd func()) string {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(validBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	lines := make(chan string)
+	go readFrames(resp.Body, lines)
+	var last string
+	for line := range lines {
+		if strings.Contains(line, "TEXT_MESSAGE_END") {
+			onEnd()
+		}
+		last = line
+	}
+	return last
+}
+
 // The handler flushes as soon as the agent pauses: the agent waits for the
 // client to have seen its message, which deadlocks if anything is held back.
 func TestFlushOnPause(t *testing.T) {
@@ -210,20 +232,7 @@ func TestFlushOnPause(t *testing.T) {
 	})
 	srv := httptest.NewServer(server.NewHandler(agent, server.WithFlushLatency(50*time.Millisecond)))
 	defer srv.Close()
-	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(validBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	lines := make(chan string)
-	go readFrames(resp.Body, lines)
-	var last string
-	for line := range lines {
-		if strings.Contains(line, "TEXT_MESSAGE_END") {
-			close(seen)
-		}
-		last = line
-	}
+	last := postWatchingMessageEnd(t, srv.URL, func() { close(seen) })
 	if !strings.Contains(last, "RUN_FINISHED") {
 		t.Fatalf("last frame %s", last)
 	}
@@ -433,20 +442,7 @@ func TestHandlerReportsRequestContextCause(t *testing.T) {
 			srv.Config.BaseContext = func(net.Listener) context.Context { return base }
 			srv.Start()
 			defer srv.Close()
-			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(validBody))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			lines := make(chan string)
-			go readFrames(resp.Body, lines)
-			var last string
-			for line := range lines {
-				if strings.Contains(line, "TEXT_MESSAGE_END") {
-					end()
-				}
-				last = line
-			}
+			last := postWatchingMessageEnd(t, srv.URL, end)
 			if err := <-emitErr; !server.IsCancelled(err) || !errors.Is(err, tc.cause) {
 				t.Fatalf("emit after the end: %v, want CANCELLED reaching %v", err, tc.cause)
 			}
