@@ -4377,6 +4377,36 @@ func decodeJSONPatchOperationUnion(d *decoder) (JSONPatchOperation, error) {
 	return nil, d.dropped("op " + strconv.Quote(disc))
 }
 
+// decodeContentPartList reads a JSON array; an empty array gives a non-nil empty slice.
+// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
+func decodeContentPartList(d *decoder) ([]ContentPart, error) {
+	if err := d.beginArray(); err != nil {
+		return nil, err
+	}
+	out := []ContentPart{}
+	for i := 0; ; i++ {
+		more, err := d.elem(i)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+		d.pushIndex(i)
+		x, err := decodeContentPartUnion(d)
+		if err == errDropped {
+			d.pop()
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+		d.pop()
+	}
+	return out, nil
+}
+
 // decodeJSONPatchOperationList reads a JSON array; an empty array gives a non-nil empty slice.
 // In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
 func decodeJSONPatchOperationList(d *decoder) ([]JSONPatchOperation, error) {
@@ -4667,36 +4697,6 @@ func decodeSubagentInfoList(d *decoder) ([]SubagentInfo, error) {
 		d.pushIndex(i)
 		var x SubagentInfo
 		err = x.decodeJSON(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeContentPartList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeContentPartList(d *decoder) ([]ContentPart, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []ContentPart{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		x, err := decodeContentPartUnion(d)
 		if err == errDropped {
 			d.pop()
 			continue

@@ -2155,6 +2155,26 @@ func (v *EventBase) appendJSON(dst []byte, typ string) (_ []byte, err error) {
 	return dst, nil
 }
 
+// appendContentPartList appends list as a JSON array.
+func appendContentPartList(dst []byte, list []ContentPart) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, '[')
+	for i := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if list[i] == nil {
+			return dst[:start], errNilElement("ContentPart", i)
+		}
+		var err error
+		dst, err = list[i].AppendJSON(dst)
+		if err != nil {
+			return dst[:start], err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
 // appendJSONPatchOperationList appends list as a JSON array.
 func appendJSONPatchOperationList(dst []byte, list []JSONPatchOperation) ([]byte, error) {
 	start := len(dst)
@@ -2316,26 +2336,6 @@ func appendSubagentInfoList(dst []byte, list []SubagentInfo) ([]byte, error) {
 	for i := range list {
 		if i > 0 {
 			dst = append(dst, ',')
-		}
-		var err error
-		dst, err = list[i].AppendJSON(dst)
-		if err != nil {
-			return dst[:start], err
-		}
-	}
-	return append(dst, ']'), nil
-}
-
-// appendContentPartList appends list as a JSON array.
-func appendContentPartList(dst []byte, list []ContentPart) ([]byte, error) {
-	start := len(dst)
-	dst = append(dst, '[')
-	for i := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if list[i] == nil {
-			return dst[:start], errNilElement("ContentPart", i)
 		}
 		var err error
 		dst, err = list[i].AppendJSON(dst)

@@ -32,7 +32,8 @@ func (e *emitter) lists() []*TypeRef {
 	seen := map[string]bool{}
 	var visit func(t *TypeRef)
 	visit = func(t *TypeRef) {
-		if t.Kind == KindArray {
+		// Content holds a list of content parts, so it needs that list's helpers.
+		if t.Kind == KindArray || t.Kind == KindContent {
 			if n := listName(t.Elem); !seen[n] {
 				seen[n] = true
 				out = append(out, t.Elem)
@@ -46,13 +47,6 @@ func (e *emitter) lists() []*TypeRef {
 	}
 	for _, a := range e.m.Arrays {
 		visit(&TypeRef{Kind: KindArray, Elem: a.Elem})
-	}
-	// Content is a list of content parts too.
-	for _, u := range e.m.Unions {
-		if u.GoName == "ContentPart" && !seen[u.GoName] {
-			seen[u.GoName] = true
-			out = append(out, &TypeRef{Kind: KindUnion, Union: u})
-		}
 	}
 	return out
 }

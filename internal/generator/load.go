@@ -556,7 +556,11 @@ func (r *resolver) typeOf(p, at *node) (*TypeRef, error) {
 			if t := a.get("type"); t != nil && t.str == "string" {
 				if t2 := b.get("type"); t2 != nil && t2.str == "array" {
 					if ref := b.get("items").get("$ref"); ref != nil && strings.HasSuffix(ref.str, "/ContentPart") {
-						return &TypeRef{Kind: KindContent}, nil
+						parts := r.unions[strings.TrimPrefix(ref.str, "#/$defs/")]
+						if parts == nil {
+							return nil, r.errAt(ref, "ContentPart must be a union")
+						}
+						return &TypeRef{Kind: KindContent, Elem: &TypeRef{Kind: KindUnion, Union: parts}}, nil
 					}
 				}
 			}
@@ -598,7 +602,11 @@ func (r *resolver) typeOf(p, at *node) (*TypeRef, error) {
 		}
 		t := &TypeRef{Kind: KindArray, Elem: elem}
 		if x := p.get("minItems"); x != nil {
-			t.MinItems, _ = strconv.Atoi(x.str)
+			n, err := strconv.Atoi(x.str)
+			if err != nil || n < 0 {
+				return nil, r.errAt(x, "minItems must be a non-negative integer")
+			}
+			t.MinItems = n
 		}
 		return t, nil
 	case "object":

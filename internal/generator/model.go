@@ -47,7 +47,7 @@ type TypeRef struct {
 	Enum     *Enum
 	Struct   *StructDef
 	Union    *UnionDef
-	Elem     *TypeRef
+	Elem     *TypeRef    // array element; for Content, the content-part union
 	Named    *NamedArray // set when the array has a named Go type
 	Min, Max *int64      // integer bounds
 	MinItems int         // arrays

@@ -112,9 +112,8 @@ func sampleValue(b *strings.Builder, t *TypeRef, name string, depth int) {
 		}
 		b.WriteByte(']')
 	case KindContent:
-		var parts *UnionDef
-		// The content union is ContentPart; find it through any variant.
-		_ = parts
+		// Content is a string or a list of the ContentPart union: a list
+		// that exercises a text part and both media sources.
 		b.WriteString(`[{"type":"text","text":"hi"},{"type":"image","source":{"type":"url","value":"https://x"}},{"type":"document","source":{"type":"file","value":"f1","provider":"openai"}}]`)
 	}
 }
