@@ -53,19 +53,29 @@ const (
 // normally, everything it started is cancelled too. ServeHTTP returns
 // once the agent has returned and the terminal event was written; nothing is
 // written to the response after that.
-func NewHandler[S any](agent Agent[S], opts ...Option) http.Handler {
-	return &handler[S]{agent: agent, cfg: newConfig(opts), opts: opts}
+func NewHandler[S any](agent Agent[S], opts ...HandlerOption) http.Handler {
+	h := &handler[S]{agent: agent, cfg: newHandlerConfig(opts)}
+	h.cfg.run.parentCause = requestCause
+	return h
 }
 
 type handler[S any] struct {
 	agent Agent[S]
-	cfg   config
-	opts  []Option
+	cfg   handlerConfig
 }
 
 func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	allow := http.MethodPost
+	if c := h.cfg.cors; c != nil {
+		if r.Method == http.MethodOptions {
+			c.preflight(w, r)
+			return
+		}
+		c.setHeaders(w.Header(), r)
+		allow = "OPTIONS, POST"
+	}
 	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
+		w.Header().Set("Allow", allow)
 		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
 		return
 	}
@@ -89,7 +99,7 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "reading the request body: "+err.Error())
 		return
 	}
-	input, err := agui.DecodeRunAgentInput(body)
+	input, err := h.decodeInput(r, body)
 	if err != nil {
 		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
 		return
@@ -103,8 +113,7 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	opts := append(h.opts[:len(h.opts):len(h.opts)], func(c *config) { c.parentCause = requestCause })
-	runner := NewRunner(r.Context(), h.agent, input, opts...)
+	runner := newRunner(r.Context(), h.agent, input, h.cfg.run)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here
 		reject(w, http.StatusInternalServerError, string(agui.CodeAgentError), err.Error())
@@ -184,7 +193,7 @@ func reject(w http.ResponseWriter, status int, code, message string) {
 type sseSink struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
-	cfg config
+	cfg handlerConfig
 	e   *emitter
 
 	kick chan struct{} // capacity 1: "there is something to flush"
@@ -202,7 +211,7 @@ type sseSink struct {
 	noDeadline bool
 }
 
-func newSSESink(w http.ResponseWriter, cfg config) *sseSink {
+func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 	return &sseSink{
 		w:         w,
 		rc:        http.NewResponseController(w),

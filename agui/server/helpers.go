@@ -66,57 +66,6 @@ func NewID() string {
 	return string(s[:])
 }
 
-// StartOption adjusts what a Start… helper emits. Options that do not apply
-// to an entity are ignored by it.
-type StartOption func(*startOptions)
-
-type startOptions struct {
-	id               string
-	role             *agui.TextMessageRole
-	name             *string
-	parentMessageID  *string
-	parentToolCallID *string
-	description      *string
-}
-
-func collect(opts []StartOption) startOptions {
-	var o startOptions
-	for _, f := range opts {
-		f(&o)
-	}
-	if o.id == "" {
-		o.id = NewID()
-	}
-	return o
-}
-
-// WithID uses id instead of a fresh random one (text messages, tool calls,
-// reasoning, activities, subagent runs). Starting an entity with the id of a
-// closed one re-opens it.
-func WithID(id string) StartOption { return func(o *startOptions) { o.id = id } }
-
-// WithRole sets a text message's role (the protocol's default is assistant).
-func WithRole(role agui.TextMessageRole) StartOption {
-	return func(o *startOptions) { o.role = &role }
-}
-
-// WithName sets a text message's name.
-func WithName(name string) StartOption { return func(o *startOptions) { o.name = &name } }
-
-// WithParentMessage names the assistant message that holds a tool call, or
-// that a subagent belongs to.
-func WithParentMessage(messageID string) StartOption {
-	return func(o *startOptions) { o.parentMessageID = &messageID }
-}
-
-// WithParentToolCall names the tool call a subagent serves.
-func WithParentToolCall(toolCallID string) StartOption {
-	return func(o *startOptions) { o.parentToolCallID = &toolCallID }
-}
-
-// WithDescription sets a subagent's description.
-func WithDescription(d string) StartOption { return func(o *startOptions) { o.description = &d } }
-
 // ---- text messages ----
 
 // TextMessage is an open streamed text message.
@@ -128,8 +77,14 @@ type TextMessage struct {
 }
 
 // StartTextMessage emits TEXT_MESSAGE_START and returns the open message.
-func (em *Emitter) StartTextMessage(opts ...StartOption) (*TextMessage, error) {
-	o := collect(opts)
+func (em *Emitter) StartTextMessage(opts ...TextMessageOption) (*TextMessage, error) {
+	var o textMessageOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyToTextMessage(&o)
+		}
+	}
+	o.id = idOrNew(o.id)
 	ev := agui.NewTextMessageStart(o.id)
 	ev.Role, ev.Name, ev.SubagentRunID = o.role, o.name, em.sc.tag()
 	if err := em.e.emit(ev, em.sc); err != nil {
@@ -178,8 +133,14 @@ type ToolCall struct {
 }
 
 // StartToolCall emits TOOL_CALL_START for tool name and returns the call.
-func (em *Emitter) StartToolCall(name string, opts ...StartOption) (*ToolCall, error) {
-	o := collect(opts)
+func (em *Emitter) StartToolCall(name string, opts ...ToolCallOption) (*ToolCall, error) {
+	var o toolCallOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyToToolCall(&o)
+		}
+	}
+	o.id = idOrNew(o.id)
 	ev := agui.NewToolCallStart(o.id, name)
 	ev.ParentMessageID, ev.SubagentRunID = o.parentMessageID, em.sc.tag()
 	if err := em.e.emit(ev, em.sc); err != nil {
@@ -253,14 +214,14 @@ type Reasoning struct {
 }
 
 // StartReasoning emits REASONING_START and returns the open span.
-func (em *Emitter) StartReasoning(opts ...StartOption) (*Reasoning, error) {
-	o := collect(opts)
-	ev := agui.NewReasoningStart(o.id)
+func (em *Emitter) StartReasoning(opts ...ReasoningOption) (*Reasoning, error) {
+	id := reasoningID(opts)
+	ev := agui.NewReasoningStart(id)
 	ev.SubagentRunID = em.sc.tag()
 	if err := em.e.emit(ev, em.sc); err != nil {
 		return nil, err
 	}
-	return &Reasoning{e: em.e, id: o.id, sc: em.sc}, nil
+	return &Reasoning{e: em.e, id: id, sc: em.sc}, nil
 }
 
 // ID returns the span's id.
@@ -268,14 +229,14 @@ func (r *Reasoning) ID() string { return r.id }
 
 // StartMessage emits REASONING_MESSAGE_START and returns the open reasoning
 // message.
-func (r *Reasoning) StartMessage(opts ...StartOption) (*ReasoningMessage, error) {
-	o := collect(opts)
-	ev := agui.NewReasoningMessageStart(o.id)
+func (r *Reasoning) StartMessage(opts ...ReasoningOption) (*ReasoningMessage, error) {
+	id := reasoningID(opts)
+	ev := agui.NewReasoningMessageStart(id)
 	ev.SubagentRunID = r.sc.tag()
 	if err := r.e.emit(ev, r.sc); err != nil {
 		return nil, err
 	}
-	return &ReasoningMessage{e: r.e, id: o.id, sc: r.sc}, nil
+	return &ReasoningMessage{e: r.e, id: id, sc: r.sc}, nil
 }
 
 // Think emits a whole reasoning message: start, the text, end.
@@ -449,8 +410,14 @@ func (sc *scope) live() error {
 
 // StartSubagent emits SUBAGENT_STARTED for a subagent called name and returns
 // the open invocation.
-func (em *Emitter) StartSubagent(name string, opts ...StartOption) (*Subagent, error) {
-	o := collect(opts)
+func (em *Emitter) StartSubagent(name string, opts ...SubagentOption) (*Subagent, error) {
+	var o subagentOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyToSubagent(&o)
+		}
+	}
+	o.id = idOrNew(o.id)
 	ev := agui.NewSubagentStarted(o.id, name)
 	ev.Description = o.description
 	ev.ParentSubagentRunID = em.sc.tag()
@@ -538,9 +505,14 @@ type Activity struct {
 
 // StartActivity emits ACTIVITY_SNAPSHOT creating an activity of activityType
 // with content (encoded with encoding/json; it must be a JSON object).
-func (em *Emitter) StartActivity(activityType string, content any, opts ...StartOption) (*Activity, error) {
-	o := collect(opts)
-	a := &Activity{e: em.e, id: o.id, activityType: activityType, sc: em.sc}
+func (em *Emitter) StartActivity(activityType string, content any, opts ...ActivityOption) (*Activity, error) {
+	var id string
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyToActivity(&id)
+		}
+	}
+	a := &Activity{e: em.e, id: idOrNew(id), activityType: activityType, sc: em.sc}
 	raw, tree, err := activityContent(content)
 	if err != nil {
 		return nil, err

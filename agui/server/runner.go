@@ -4,94 +4,12 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"log/slog"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
 
 	"github.com/agui-go/sdk/agui"
 )
-
-// Option configures [Run], [NewRunner], [NewRunContext] and [NewHandler].
-// Options that do not apply to a function are ignored by it.
-type Option func(*config)
-
-type config struct {
-	logger       *slog.Logger
-	echoInput    bool
-	timeout      time.Duration
-	maxBody      int64
-	keepAlive    time.Duration
-	flushLatency time.Duration
-	writeTimeout time.Duration
-	maxBuffered  int
-	// parentCause, when set, says which cause to report when the parent
-	// context ends (the handler's is requestCause); otherwise it is the
-	// parent's own cause.
-	parentCause func(parent context.Context) error
-}
-
-const (
-	defaultMaxBody      = 10 << 20
-	defaultFlushLatency = 2 * time.Millisecond
-	defaultWriteTimeout = 30 * time.Second
-	defaultMaxBuffered  = 32 << 10
-)
-
-func newConfig(opts []Option) config {
-	c := config{
-		logger:       slog.Default(),
-		maxBody:      defaultMaxBody,
-		flushLatency: defaultFlushLatency,
-		writeTimeout: defaultWriteTimeout,
-		maxBuffered:  defaultMaxBuffered,
-	}
-	for _, o := range opts {
-		o(&c)
-	}
-	return c
-}
-
-// WithLogger sets where agent panics (with their stacks) and handler failures
-// are logged. The default is slog.Default().
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	}
-}
-
-// WithInputEcho makes RUN_STARTED carry the run's input (RUN_STARTED.input).
-// Off by default: the client already has it.
-func WithInputEcho() Option { return func(c *config) { c.echoInput = true } }
-
-// WithTimeout bounds a run: when d has passed since the run was created, its
-// context is cancelled with cause [ErrDeadline] and the run ends with RUN_ERROR
-// code CANCELLED. Zero (the default) means no bound beyond the parent context.
-func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
-
-// WithMaxBodyBytes sets the largest request body the handler accepts; larger
-// ones get 413. The default is 10 MiB.
-func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
-
-// WithKeepAlive makes the handler write an SSE comment line (": keep-alive")
-// whenever the stream has been idle for d (nothing written to the client for
-// d, whatever the flush latency), so that proxies do not time the connection
-// out while the agent thinks. A stream that is never idle that long carries
-// none. Zero (the default) writes none.
-func WithKeepAlive(d time.Duration) Option { return func(c *config) { c.keepAlive = d } }
-
-// WithFlushLatency sets the handler's latency budget: the first event after a
-// pause is flushed at once, and events that follow it within d are coalesced
-// into one flush at most d later. Zero flushes after every event. The default
-// is 2ms.
-func WithFlushLatency(d time.Duration) Option { return func(c *config) { c.flushLatency = d } }
-
-// WithWriteTimeout bounds every network write of the handler: a client that
-// stops reading for longer than d is treated as gone. Zero leaves the
-// server's deadlines alone. The default is 30s.
-func WithWriteTimeout(d time.Duration) Option { return func(c *config) { c.writeTimeout = d } }
 
 // Runner is one run that has not started yet. Its cancellation token, the
 // method value r.Cancel, can be taken before the run starts, which is what a
@@ -107,7 +25,7 @@ func WithWriteTimeout(d time.Duration) Option { return func(c *config) { c.write
 type Runner[S any] struct {
 	agent   Agent[S]
 	input   *agui.RunAgentInput
-	cfg     config
+	cfg     runConfig
 	parent  context.Context
 	ctx     *runContext
 	cancel  context.CancelCauseFunc
@@ -136,8 +54,12 @@ func (c *runContext) Deadline() (time.Time, bool) { return c.deadline, c.hasDead
 
 // NewRunner prepares a run of agent over input under ctx. Nothing runs until
 // Events or Stream is called.
-func NewRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, opts ...Option) *Runner[S] {
-	r := &Runner[S]{agent: agent, input: input, cfg: newConfig(opts), parent: ctx}
+func NewRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, opts ...RunOption) *Runner[S] {
+	return newRunner(ctx, agent, input, newRunConfig(opts))
+}
+
+func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, cfg runConfig) *Runner[S] {
+	r := &Runner[S]{agent: agent, input: input, cfg: cfg, parent: ctx}
 	switch {
 	case agent == nil:
 		r.initErr = errors.New("agui/server: nil agent")
@@ -237,7 +159,7 @@ func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
 // items: they are RUN_ERROR events.
 //
 // Events yielded belong to the consumer.
-func Run[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, opts ...Option) iter.Seq2[agui.Event, error] {
+func Run[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, opts ...RunOption) iter.Seq2[agui.Event, error] {
 	return NewRunner(ctx, agent, input, opts...).Events()
 }
 
@@ -374,11 +296,11 @@ func (e *emitter) cancelled() error { return e.cancelCause() }
 //
 // The recording keeps every event without bound, which suits tests, not
 // production; custom transports use [NewRunner] and [Runner.Stream].
-func NewRunContext[S any](ctx context.Context, input *agui.RunAgentInput, opts ...Option) (*RunContext[S], iter.Seq[agui.Event]) {
+func NewRunContext[S any](ctx context.Context, input *agui.RunAgentInput) (*RunContext[S], iter.Seq[agui.Event]) {
 	if input == nil {
 		input = &agui.RunAgentInput{}
 	}
-	r := NewRunner[S](ctx, AgentFunc[S](nil), input, opts...)
+	r := newRunner[S](ctx, AgentFunc[S](nil), input, defaultRunConfig())
 	rec := &recordSink{}
 	e := r.newEmitter(rec, true)
 	rc := &RunContext[S]{input: input}

@@ -278,7 +278,7 @@ func (a *agent) slow(ctx context.Context, rc *server.RunContext[State]) (server.
 }
 
 // Handler returns the demo agent mounted as an AG-UI HTTP endpoint.
-func Handler(opts ...server.Option) http.Handler {
+func Handler(opts ...server.HandlerOption) http.Handler {
 	return server.NewHandler(Agent(), opts...)
 }
 

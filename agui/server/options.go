@@ -1,0 +1,173 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Each way of running an agent takes its own option type, so that an option
+// given to a function it means nothing to is a compile error rather than a
+// silent no-op:
+//
+//   - [RunOption] configures [Run] and [NewRunner];
+//   - [HandlerOption] configures [NewHandler];
+//   - [Option] is both: the options that mean the same to a run however it is
+//     driven ([WithLogger], [WithInputEcho], [WithTimeout]).
+//
+// The HTTP options ([WithMaxBodyBytes], [WithKeepAlive], [WithFlushLatency],
+// [WithWriteTimeout], [WithLenientInput], [WithCORS]) are HandlerOptions only.
+// [NewRunContext] takes no options: it has no driver to log a panic, no
+// RUN_STARTED of its own to echo into, and its ctx already carries any
+// deadline a test wants.
+
+// RunOption configures [Run] and [NewRunner].
+type RunOption interface {
+	applyToRun(*runConfig)
+}
+
+// HandlerOption configures [NewHandler].
+type HandlerOption interface {
+	applyToHandler(*handlerConfig)
+}
+
+// Option configures both a run ([Run], [NewRunner]) and a handler
+// ([NewHandler]); a handler passes it on to each run it drives.
+type Option interface {
+	RunOption
+	HandlerOption
+}
+
+// runOption is an Option: it sets part of the run's configuration, which a
+// handler holds for the runs it starts.
+type runOption func(*runConfig)
+
+func (o runOption) applyToRun(c *runConfig)         { o(c) }
+func (o runOption) applyToHandler(c *handlerConfig) { o(&c.run) }
+
+// handlerOption is a HandlerOption that sets part of the handler's own
+// configuration.
+type handlerOption func(*handlerConfig)
+
+func (o handlerOption) applyToHandler(c *handlerConfig) { o(c) }
+
+// runConfig is what every way of running an agent needs.
+type runConfig struct {
+	logger    *slog.Logger
+	echoInput bool
+	timeout   time.Duration
+	// parentCause, when set, says which cause to report when the parent
+	// context ends (the handler's is requestCause); otherwise it is the
+	// parent's own cause.
+	parentCause func(parent context.Context) error
+}
+
+// handlerConfig is the HTTP handler's configuration, with the configuration
+// of the runs it drives.
+type handlerConfig struct {
+	run          runConfig
+	maxBody      int64
+	keepAlive    time.Duration
+	flushLatency time.Duration
+	writeTimeout time.Duration
+	maxBuffered  int
+	lenient      bool
+	cors         *corsConfig // nil: no CORS handling, as without the option
+}
+
+const (
+	defaultMaxBody      = 10 << 20
+	defaultFlushLatency = 2 * time.Millisecond
+	defaultWriteTimeout = 30 * time.Second
+	defaultMaxBuffered  = 32 << 10
+)
+
+func defaultRunConfig() runConfig { return runConfig{logger: slog.Default()} }
+
+func newRunConfig(opts []RunOption) runConfig {
+	c := defaultRunConfig()
+	for _, o := range opts {
+		if o != nil {
+			o.applyToRun(&c)
+		}
+	}
+	return c
+}
+
+func newHandlerConfig(opts []HandlerOption) handlerConfig {
+	c := handlerConfig{
+		run:          defaultRunConfig(),
+		maxBody:      defaultMaxBody,
+		flushLatency: defaultFlushLatency,
+		writeTimeout: defaultWriteTimeout,
+		maxBuffered:  defaultMaxBuffered,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o.applyToHandler(&c)
+		}
+	}
+	return c
+}
+
+// WithLogger sets where agent panics (with their stacks) and handler failures
+// are logged. The default is slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return runOption(func(c *runConfig) {
+		if l != nil {
+			c.logger = l
+		}
+	})
+}
+
+// WithInputEcho makes RUN_STARTED carry the run's input (RUN_STARTED.input).
+// Off by default: the client already has it.
+func WithInputEcho() Option { return runOption(func(c *runConfig) { c.echoInput = true }) }
+
+// WithTimeout bounds a run: when d has passed since the run was created, its
+// context is cancelled with cause [ErrDeadline] and the run ends with RUN_ERROR
+// code CANCELLED. Zero (the default) means no bound beyond the parent context.
+func WithTimeout(d time.Duration) Option { return runOption(func(c *runConfig) { c.timeout = d }) }
+
+// WithMaxBodyBytes sets the largest request body the handler accepts; larger
+// ones get 413. The default is 10 MiB.
+func WithMaxBodyBytes(n int64) HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.maxBody = n })
+}
+
+// WithKeepAlive makes the handler write an SSE comment line (": keep-alive")
+// whenever the stream has been idle for d (nothing written to the client for
+// d, whatever the flush latency), so that proxies do not time the connection
+// out while the agent thinks. A stream that is never idle that long carries
+// none. Zero (the default) writes none.
+func WithKeepAlive(d time.Duration) HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.keepAlive = d })
+}
+
+// WithFlushLatency sets the handler's latency budget: the first event after a
+// pause is flushed at once, and events that follow it within d are coalesced
+// into one flush at most d later. Zero flushes after every event. The default
+// is 2ms.
+func WithFlushLatency(d time.Duration) HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.flushLatency = d })
+}
+
+// WithWriteTimeout bounds every network write of the handler: a client that
+// stops reading for longer than d is treated as gone. Zero leaves the
+// server's deadlines alone. The default is 30s.
+func WithWriteTimeout(d time.Duration) HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.writeTimeout = d })
+}
+
+// WithLenientInput makes the handler forgive request bodies that older or
+// careless clients send: a top-level optional member of RunAgentInput given
+// as null ("tools": null, which some clients send by default, "context",
+// "resume", "parentRunId", …) reads as absent, and the body is then decoded
+// with [agui.DecodeRunAgentInputLenient], which drops members it does not know
+// and reads the protocol's other legacy nulls as absent. Each repair is logged
+// at debug level. A body that is still invalid gets 400 as without the
+// option. Off by default: the protocol says "omit instead of null", and a
+// strict server is how a client learns that.
+func WithLenientInput() HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.lenient = true })
+}
