@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/agui-go/sdk/agui"
 )
@@ -21,11 +23,31 @@ type Agent[S any] interface {
 	Run(ctx context.Context, rc *RunContext[S]) (Outcome, error)
 }
 
-// AgentFunc adapts a function to [Agent].
+// AgentFunc adapts a function to [Agent]. A stateless agent is simpler
+// written as a [Func].
 type AgentFunc[S any] func(ctx context.Context, rc *RunContext[S]) (Outcome, error)
 
 // Run calls f(ctx, rc).
 func (f AgentFunc[S]) Run(ctx context.Context, rc *RunContext[S]) (Outcome, error) { return f(ctx, rc) }
+
+// NoState is the state type of an agent that keeps none. Its input state,
+// if the client sends one, is accepted and ignored.
+type NoState = struct{}
+
+// Stateless is the run context of an agent without state.
+type Stateless = RunContext[NoState]
+
+// Func is an agent without state, written as a function. It is
+// AgentFunc[NoState], so a stateless agent names no state type:
+//
+//	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+//		return server.Success(), rc.Say("Hello!")
+//	})
+//
+// [NewHandler], [Run] and [NewRunner] infer the state type from the agent, so
+// they need no type argument either. An agent with state keeps using
+// [AgentFunc] or its own [Agent] implementation.
+type Func = AgentFunc[NoState]
 
 // Outcome is how a run that did not fail ended; the driver turns it into
 // RUN_FINISHED. The zero Outcome is a plain success (RUN_FINISHED without an
@@ -96,12 +118,53 @@ func (o Outcome) runFinished(threadID, runID string) (*agui.RunFinished, error) 
 	return ev, nil
 }
 
-// marshalJSON encodes v with encoding/json; a json.RawMessage is returned as is
-// (the event encoder validates and compacts it).
+// marshalJSON encodes a value a user hands to a helper (a result, tool
+// arguments, a custom value, state) as compact JSON. This is the contract
+// every helper that takes "v any" documents:
+//
+//   - a json.RawMessage is JSON the caller already has: it is checked and
+//     compacted, never re-encoded (a string would be, into a JSON string);
+//   - a protocol type of package agui, by pointer or by value, is encoded by
+//     its generated encoder, so its members carry the protocol's names;
+//   - anything else is encoded with encoding/json (json tags, MarshalJSON).
+//
+// A failure is returned as is; callers wrap it in SerializationError, so the
+// caller of the helper gets a SERIALIZATION [*Error] whose chain reaches the
+// cause (a *json.SyntaxError, *json.UnsupportedTypeError, *agui.EncodeError…).
 func marshalJSON(v any) (json.RawMessage, error) {
 	switch v := v.(type) {
 	case json.RawMessage:
-		return v, nil
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, v); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	case jsonAppender:
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return json.RawMessage("null"), nil // as encoding/json writes a nil pointer
+		}
+		return v.AppendJSON(nil)
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Struct {
+		// The generated encoders have pointer receivers; a value passed
+		// in an interface is not addressable, so encode a copy.
+		p := reflect.New(rv.Type())
+		p.Elem().Set(rv)
+		if a, ok := p.Interface().(jsonAppender); ok {
+			return a.AppendJSON(nil)
+		}
 	}
 	return json.Marshal(v)
+}
+
+// jsonAppender is implemented by the protocol types of package agui.
+type jsonAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
+}
+
+// isNoState reports whether S is NoState: an agent that keeps no state
+// accepts whatever state the client sends, without decoding it.
+func isNoState[S any]() bool {
+	_, ok := any(*new(S)).(NoState)
+	return ok
 }

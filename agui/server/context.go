@@ -20,8 +20,9 @@ import (
 // the next begins, in one order that the verifier and the consumer both see.
 //
 // The run's context.Context is passed to Agent.Run as its own parameter, as Go
-// code expects; the cancellation methods here (IsCancelled, CheckCancelled,
-// Done) read the same context.
+// code expects, and it is how an agent asks about cancellation: ctx.Err() and
+// ctx.Done(), and [UntilCancelled] for a long call (see the package
+// documentation). RunContext does not repeat them under other names.
 type RunContext[S any] struct {
 	Emitter
 
@@ -73,23 +74,6 @@ func (rc *RunContext[S]) LastUserText() string {
 	}
 	return ""
 }
-
-// IsCancelled reports whether the run has been cancelled. For loop conditions.
-func (rc *RunContext[S]) IsCancelled() bool { return rc.e.cancelled() != nil }
-
-// CheckCancelled returns the CANCELLED [*Error] once the run has been
-// cancelled (wrapping the cause), nil before. For one `if err := ...` between
-// steps.
-func (rc *RunContext[S]) CheckCancelled() error {
-	if cause := rc.e.cancelled(); cause != nil {
-		return cancelledError(cause)
-	}
-	return nil
-}
-
-// Done returns a channel that is closed when the run is cancelled: the run's
-// context's Done channel.
-func (rc *RunContext[S]) Done() <-chan struct{} { return rc.e.ctx.Done() }
 
 // UntilCancelled runs f and returns its result, unless ctx is cancelled
 // first: then it returns at once with the CANCELLED [*Error]

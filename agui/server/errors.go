@@ -122,6 +122,38 @@ func SerializationError(cause error) *Error {
 	return &Error{Code: agui.CodeSerialization, Message: "serialization error: " + cause.Error(), Err: cause}
 }
 
+// AgentPanic is the error of an agent that panicked with value: code
+// AGENT_PANIC, message "agent panicked" (the value and the stack stay on the
+// server: they can hold anything, and the client gets neither), and a
+// [*PanicError] holding value and stack as its cause. The driver builds every
+// AGENT_PANIC with it, from a recovered panic or from an agent that left with
+// runtime.Goexit; an agent that catches a panic of its own can return it too.
+func AgentPanic(value any, stack []byte) *Error {
+	return &Error{Code: agui.CodeAgentPanic, Message: "agent panicked", Err: &PanicError{Value: value, Stack: stack}}
+}
+
+// CodeOf returns the code a run that failed with err reports in its
+// RUN_ERROR: the code of the first [*Error] in err's chain; CANCELLED for a
+// context cancellation (context.Canceled, context.DeadlineExceeded) passed
+// through; AGENT_ERROR for any other error, which the driver wraps with
+// [AgentError]; and "" for nil.
+//
+// Branch on it when several codes matter; [IsCancelled] and [IsDisconnected]
+// say the same for the two codes that mean "stop, nobody is listening".
+func CodeOf(err error) agui.ErrorCode {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return e.Code
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return agui.CodeCancelled
+	}
+	return agui.CodeAgentError
+}
+
 // IsCancelled reports whether err says the run was cancelled: an [*Error]
 // with code CANCELLED anywhere in its chain, or a context cancellation
 // (context.Canceled, context.DeadlineExceeded) that an agent passed through.

@@ -105,7 +105,7 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var state *S
-	if input.State != nil {
+	if input.State != nil && !isNoState[S]() {
 		state = new(S)
 		if err := json.Unmarshal(input.State, state); err != nil {
 			reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error())

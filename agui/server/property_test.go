@@ -116,7 +116,7 @@ func (a *randomAgent) Run(ctx context.Context, rc *server.RunContext[struct{}]) 
 			}
 			ok = true
 		case 11:
-			ok = check(rc.CheckCancelled())
+			ok = check(ctx.Err()) // the seed's check_cancelled
 		}
 		if !ok {
 			return server.Outcome{}, firstErr

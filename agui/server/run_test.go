@@ -299,11 +299,11 @@ func TestTimeout(t *testing.T) {
 		if _, ok := ctx.Deadline(); !ok {
 			t.Error("the run's context has no deadline")
 		}
-		<-rc.Done()
-		if !rc.IsCancelled() || !errors.Is(context.Cause(ctx), server.ErrDeadline) {
+		<-ctx.Done()
+		if ctx.Err() == nil || !errors.Is(context.Cause(ctx), server.ErrDeadline) {
 			t.Errorf("cause %v", context.Cause(ctx))
 		}
-		return server.Outcome{}, rc.CheckCancelled()
+		return server.Outcome{}, ctx.Err()
 	}), input(), server.WithTimeout(20*time.Millisecond)))
 	msg, code := runErrorOf(t, terminal(t, evs))
 	if code != "CANCELLED" || msg != "run cancelled: run deadline exceeded" {

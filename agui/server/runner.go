@@ -48,9 +48,34 @@ type runContext struct {
 	context.Context
 	deadline    time.Time
 	hasDeadline bool
+
+	// parentDone is the parent's Done channel (nil when it can never be
+	// cancelled) and forward cancels the run with the parent's cause; Err
+	// uses them to see the parent's cancellation at once, not when the
+	// AfterFunc goroutine gets to it. detached is set when the run no
+	// longer follows its parent.
+	parentDone <-chan struct{}
+	forward    func()
+	detached   atomic.Bool
 }
 
 func (c *runContext) Deadline() (time.Time, bool) { return c.deadline, c.hasDeadline }
+
+// Err is the context's Err, except that a parent cancelled a moment ago
+// already counts: an agent asking ctx.Err() right after the client left gets
+// the same answer as its next emit, which checks the parent synchronously.
+func (c *runContext) Err() error {
+	if err := c.Context.Err(); err != nil || c.parentDone == nil || c.detached.Load() {
+		return err
+	}
+	select {
+	case <-c.parentDone:
+		c.forward()
+		return c.Context.Err()
+	default:
+		return nil
+	}
+}
 
 // NewRunner prepares a run of agent over input under ctx. Nothing runs until
 // Events or Stream is called.
@@ -76,7 +101,9 @@ func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentI
 		r.timer = time.AfterFunc(d, func() { cancel(ErrDeadline) })
 	}
 	r.ctx, r.cancel = rc, cancel
-	r.detach = context.AfterFunc(ctx, func() { cancel(r.parentCause()) })
+	forward := func() { cancel(r.parentCause()) }
+	rc.parentDone, rc.forward = ctx.Done(), forward
+	r.detach = context.AfterFunc(ctx, forward)
 	return r
 }
 
@@ -106,6 +133,7 @@ func (r *Runner[S]) parentCause() error {
 
 // release stops the timer and the propagation from the parent.
 func (r *Runner[S]) release() {
+	r.ctx.detached.Store(true)
 	r.detach()
 	if r.timer != nil {
 		r.timer.Stop()
@@ -214,7 +242,10 @@ func (r *Runner[S]) Stream(send func(ev agui.Event, data []byte) error) error {
 
 // errAgentExited stands for an agent that left its goroutine with
 // runtime.Goexit (t.FailNow in a test, say) instead of returning.
-var errAgentExited = &Error{Code: agui.CodeAgentPanic, Message: "agent panicked", Err: errors.New("agui/server: the agent called runtime.Goexit")}
+var errAgentExited = AgentPanic(errGoexit, nil)
+
+// errGoexit is the panic value of an agent that called runtime.Goexit.
+var errGoexit = errors.New("agui/server: the agent called runtime.Goexit")
 
 // drive is the driver shared by every way of running: RUN_STARTED, the agent,
 // the terminal event, then the guard.
@@ -244,7 +275,11 @@ func (r *Runner[S]) drive(e *emitter) {
 	}
 	rc := &RunContext[S]{input: in}
 	rc.Emitter = Emitter{e: e}
-	if err := rc.initState(r.state); err != nil {
+	pre := r.state
+	if pre == nil && isNoState[S]() {
+		pre = new(S) // nothing to decode the input's state into
+	}
+	if err := rc.initState(pre); err != nil {
 		outcome, runErr = Outcome{}, err
 		return
 	}
@@ -276,7 +311,7 @@ func (r *Runner[S]) call(rc *RunContext[S]) (out Outcome, err error) {
 		r.cfg.logger.Error("agui/server: agent panicked",
 			"threadId", r.input.ThreadID, "runId", r.input.RunID,
 			"panic", pe.Value, "stack", string(pe.Stack))
-		out, err = Outcome{}, &Error{Code: agui.CodeAgentPanic, Message: "agent panicked", Err: pe}
+		out, err = Outcome{}, AgentPanic(pe.Value, pe.Stack)
 	}()
 	out, err = r.agent.Run(r.ctx, rc)
 	returned = true

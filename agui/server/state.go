@@ -79,31 +79,53 @@ func (rc *RunContext[S]) PublishStateSnapshot() error {
 // STATE_DELTA holding the RFC 6902 patch from the state the client last saw
 // (the input's state, or the last one published), or a STATE_SNAPSHOT when the
 // patch would not be smaller or the client's state is unknown. Nothing is sent
-// when the state did not change.
-func (rc *RunContext[S]) PublishState() error {
+// when the state did not change. [RunContext.PublishStateDelta] always sends
+// a delta.
+func (rc *RunContext[S]) PublishState() error { return rc.publishState(false) }
+
+// PublishStateDelta sends the state to the client as a STATE_DELTA, whatever
+// its size: the RFC 6902 patch from the state the client last saw (the
+// input's state, or the last one published), or from the empty object when
+// the client sent no state and none was published, since an absent state
+// means {} in the protocol. Nothing is sent when the state did not change.
+//
+// Use it when the client must receive changes rather than replacements: a
+// snapshot replaces the client's whole state, so members the client holds
+// and the agent does not know of would be lost, and a front end that
+// animates changes sees a patch, never a wholesale swap.
+func (rc *RunContext[S]) PublishStateDelta() error { return rc.publishState(true) }
+
+// publishState is PublishState, or with forceDelta PublishStateDelta.
+func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	rc.stateMu.Lock()
 	defer rc.stateMu.Unlock()
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
 		return SerializationError(err)
 	}
+	base := rc.client
 	if !rc.known {
-		return rc.snapshot(raw, tree)
+		if !forceDelta {
+			return rc.snapshot(raw, tree)
+		}
+		base = map[string]any{}
 	}
-	patch, err := diffTrees(nil, "", rc.client, tree)
+	patch, err := diffTrees(nil, "", base, tree)
 	if err != nil {
 		return SerializationError(err)
 	}
 	if len(patch) == 0 {
 		return nil
 	}
-	if size, err := patchSize(patch); err != nil || size >= len(raw) {
-		return rc.snapshot(raw, tree)
+	if !forceDelta {
+		if size, err := patchSize(patch); err != nil || size >= len(raw) {
+			return rc.snapshot(raw, tree)
+		}
 	}
 	if err := rc.Emitter.e.emit(agui.NewStateDelta(patch), nil); err != nil {
 		return err
 	}
-	rc.client = tree
+	rc.client, rc.known = tree, true
 	return nil
 }
 

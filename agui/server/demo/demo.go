@@ -267,7 +267,7 @@ func (a *agent) slow(ctx context.Context, rc *server.RunContext[State]) (server.
 		t.Reset(a.cfg.SlowDelay)
 		select {
 		case <-ctx.Done():
-			return server.Outcome{}, rc.CheckCancelled()
+			return server.Outcome{}, ctx.Err() // the driver reports it as CANCELLED, with the cause
 		case <-t.C:
 		}
 	}
