@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 
@@ -88,7 +89,7 @@ func omitTopLevelNulls(body []byte) ([]byte, []string) {
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') || len(dropped) == 0 {
 		return body, nil
 	}
-	if _, err := dec.Token(); err == nil { // trailing data: let the decoder say so
+	if _, err := dec.Token(); err != io.EOF { // trailing data: let the decoder say so
 		return body, nil
 	}
 	out := make([]byte, 0, len(body))
