@@ -30,7 +30,7 @@ const benchDelta = "Hello, wor"
 // streamDeltas serves one run through the HTTP handler whose agent appends n
 // text deltas, calling mark just before the first and after the last.
 func streamDeltas(tb testing.TB, n int, start, stop func()) *discardWriter {
-	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		m, err := rc.StartTextMessage(server.WithID("msg-1"))
 		if err != nil {
 			return server.Outcome{}, err
@@ -90,7 +90,7 @@ func BenchmarkEncodingJSONBaseline(b *testing.B) {
 // unbuffered channel, which is what bounds it, and what it costs.
 func BenchmarkRunIteratorDelta(b *testing.B) {
 	b.ReportAllocs()
-	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		m, err := rc.StartTextMessage()
 		if err != nil {
 			return server.Outcome{}, err

@@ -3,11 +3,11 @@
 // cancellation, and the net/http handler that streams a run as server-sent
 // events.
 //
-// An agent implements [Agent] (or is an [AgentFunc]); [Run] drives it and
-// returns the run as an iter.Seq2[agui.Event, error]; [NewHandler] mounts it
-// at an HTTP endpoint:
+// An agent implements [Agent] (or is an [AgentFunc], or for an agent
+// without state a [Func]); [Run] drives it and returns the run as an
+// iter.Seq2[agui.Event, error]; [NewHandler] mounts it at an HTTP endpoint:
 //
-//	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+//	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 //		return server.Success(), rc.Say("Hello!")
 //	})
 //	http.Handle("/agent", server.NewHandler(agent))
@@ -46,13 +46,26 @@
 // [ErrConsumerStopped], or whatever a custom transport passes to
 // [Runner.Cancel] (or an HTTP server's BaseContext is cancelled with). After it, every emit fails with
 // the CANCELLED [*Error] and the driver still ends the stream with RUN_ERROR
-// code CANCELLED. An agent that wants to stop sooner asks
-// [RunContext.IsCancelled], [RunContext.CheckCancelled], [RunContext.Done] (or
-// its ctx), or races a long call against cancellation with [UntilCancelled].
+// code CANCELLED. An agent that wants to stop sooner asks its ctx, the run's
+// context, which sees a cancelled parent at once: ctx.Err() != nil in a loop
+// condition; `return server.Outcome{}, ctx.Err()` between steps (the driver
+// reports a context error returned after cancellation as CANCELLED, with
+// the cause); ctx.Done() in a select; and [UntilCancelled] to race a long
+// call against cancellation.
+//
 // Goroutines the agent starts must honour ctx: no goroutine of the run
 // outlives it only if the agent's own goroutines return when ctx is done. The
 // same holds for the function UntilCancelled races: Go cannot stop a goroutine
 // from outside, so one that ignores ctx runs until it returns by itself.
+//
+// # Options
+//
+// Each constructor family has its own option type, so an option that means
+// nothing to a function does not compile there: [RunOption] for [Run] and
+// [NewRunner], [HandlerOption] for [NewHandler], and [Option] for the few
+// that mean the same to both. The Start… helpers likewise take
+// [TextMessageOption], [ToolCallOption], [ReasoningOption], [SubagentOption]
+// and [ActivityOption]; [WithID] is one value that is all of them.
 //
 // docs/DESIGN.md explains the choices behind all of this.
 package server

@@ -16,7 +16,7 @@ import (
 // A failed run is still a run: whatever the agent returns, the stream ends
 // with RUN_ERROR saying what went wrong.
 func Example_flakyAgent() {
-	flaky := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	flaky := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		if err := rc.Say("Looking that up."); err != nil {
 			return server.Outcome{}, err
 		}
@@ -43,7 +43,7 @@ func Example_flakyAgent() {
 // Verification runs in the server, where the bug is made: raw content for a
 // message that was never started is rejected before it leaves.
 func Example_verification() {
-	rc, _ := server.NewRunContext[struct{}](context.Background(), input())
+	rc, _ := server.NewRunContext[server.NoState](context.Background(), input())
 
 	err := rc.Emit(agui.NewTextMessageContent("msg-1", "hello"))
 
@@ -63,7 +63,7 @@ func Example_verification() {
 // every emit fails, and the stream still ends with RUN_ERROR CANCELLED.
 func Example_chattyAgentCancelled() {
 	var runner *server.Runner[struct{}]
-	chatty := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	chatty := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		if err := rc.Say("one"); err != nil {
 			return server.Outcome{}, err
 		}
@@ -128,7 +128,7 @@ func Example_slowAgentUntilCancelled() {
 // run is live and reports the cancellation after.
 func ExampleUntilCancelled() {
 	var runner *server.Runner[struct{}]
-	slow := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	slow := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		answer, err := server.UntilCancelled(ctx, func(ctx context.Context) (string, error) {
 			return "sunny", nil
 		})

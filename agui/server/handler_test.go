@@ -22,8 +22,8 @@ import (
 
 const validBody = `{"threadId":"t","runId":"r","state":null,"messages":[{"id":"u","role":"user","content":"hi"}]}`
 
-func hello() server.Agent[struct{}] {
-	return server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+func hello() server.Agent[server.NoState] {
+	return server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		return server.Success(), rc.Say("hello")
 	})
 }
@@ -219,7 +219,7 @@ func postWatchingMessageEnd(t *testing.T, url string, onEnd func()) string {
 // client to have seen its message, which deadlocks if anything is held back.
 func TestFlushOnPause(t *testing.T) {
 	seen := make(chan struct{})
-	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		if err := rc.Say("ping"); err != nil {
 			return server.Outcome{}, err
 		}
@@ -243,7 +243,7 @@ func TestFlushOnPause(t *testing.T) {
 func TestClientDisconnect(t *testing.T) {
 	observed := make(chan time.Time, 1)
 	emitErr := make(chan error, 1)
-	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		if err := rc.Say("first"); err != nil {
 			return server.Outcome{}, err
 		}
@@ -291,7 +291,7 @@ func TestClientDisconnect(t *testing.T) {
 }
 
 func TestKeepAlive(t *testing.T) {
-	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		time.Sleep(120 * time.Millisecond)
 		return server.Success(), nil
 	})
@@ -328,7 +328,7 @@ func (w *lateWriter) Flush() { w.ResponseRecorder.Flush() }
 func TestNoWriteAfterReturn(t *testing.T) {
 	var stray sync.WaitGroup
 	var strayErr atomic.Value
-	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		stray.Go(func() {
 			for {
 				if err := rc.Say("still here"); err != nil {
@@ -366,7 +366,7 @@ func TestNoWriteAfterReturn(t *testing.T) {
 // event ahead of what the consumer took.
 func TestBackpressure(t *testing.T) {
 	var emitted atomic.Int64
-	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		m, err := rc.StartTextMessage()
 		if err != nil {
 			return server.Outcome{}, err
@@ -426,7 +426,7 @@ func TestHandlerReportsRequestContextCause(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			base, end := tc.end(context.Background())
 			emitErr := make(chan error, 1)
-			agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+			agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 				if err := rc.Say("first"); err != nil {
 					return server.Outcome{}, err
 				}
@@ -461,7 +461,7 @@ func TestHandlerReportsRequestContextCause(t *testing.T) {
 // Keep-alives go out only after the stream has been idle for the interval,
 // whatever the flush latency: an agent that emits every 2ms never gets one.
 func TestKeepAliveOnlyWhenIdle(t *testing.T) {
-	busy := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	busy := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		m, err := rc.StartTextMessage()
 		if err != nil {
 			return server.Outcome{}, err

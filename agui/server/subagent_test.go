@@ -39,7 +39,7 @@ func TestSubagentHandleIsDeadAfterEnd(t *testing.T) {
 		{"fail", func(s *server.Subagent) error { return s.Fail(errors.New("gave up")) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rc, events := server.NewRunContext[struct{}](context.Background(), input())
+			rc, events := server.NewRunContext[server.NoState](context.Background(), input())
 			sub, err := rc.StartSubagent("researcher")
 			if err != nil {
 				t.Fatal(err)
@@ -137,7 +137,7 @@ func TestSubagentHandleIsDeadAfterEnd(t *testing.T) {
 // attributed to the subagent after it finished.
 func TestSubagentEndRacesEmits(t *testing.T) {
 	for range 20 {
-		rc, events := server.NewRunContext[struct{}](context.Background(), input())
+		rc, events := server.NewRunContext[server.NoState](context.Background(), input())
 		sub, err := rc.StartSubagent("worker")
 		if err != nil {
 			t.Fatal(err)

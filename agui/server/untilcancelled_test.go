@@ -165,7 +165,7 @@ func panicInModelCall() { panic("model SDK bug") }
 // is the one of the call that panicked; the process goes on.
 func TestUntilCancelledPanicInRun(t *testing.T) {
 	var logs bytes.Buffer
-	agent := server.AgentFunc[struct{}](func(ctx context.Context, rc *server.RunContext[struct{}]) (server.Outcome, error) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		_, err := server.UntilCancelled(ctx, func(ctx context.Context) (string, error) { panicInModelCall(); return "", nil })
 		return server.Success(), err
 	})
