@@ -34,7 +34,11 @@ const (
 // Accept header admits no encoding this handler serves, 413 for a body over
 // the limit ([WithMaxBodyBytes], 10 MiB by default), 400 for a body that is not
 // a valid RunAgentInput (the message names the JSON path) or whose state does
-// not decode into S. `state: null` reads as an absent state.
+// not decode into S (an agent with [NoState] accepts any state).
+// `state: null` reads as an absent state; [WithLenientInput] forgives more
+// legacy nulls. [WithCORS] adds the answers browsers on other origins need,
+// OPTIONS preflights included; without it OPTIONS is a 405 like any method
+// other than POST.
 //
 // A started stream is 200 with Content-Type text/event-stream and
 // Cache-Control no-cache; every event is one `data: <json>` line followed by
