@@ -277,9 +277,14 @@ func (a *agent) slow(ctx context.Context, rc *server.RunContext[State]) (server.
 	return server.Success(), nil
 }
 
-// Handler returns the demo agent mounted as an AG-UI HTTP endpoint.
+// Handler returns the demo agent mounted as an AG-UI HTTP endpoint. So that
+// any AG-UI client can play with it, it answers browser front ends from any
+// origin (CORS, preflight included: the demo holds nothing worth guarding)
+// and reads legacy nulls such as "tools": null as absent. opts come after
+// those defaults.
 func Handler(opts ...server.HandlerOption) http.Handler {
-	return server.NewHandler(Agent(), opts...)
+	defaults := []server.HandlerOption{server.WithCORS("*"), server.WithLenientInput()}
+	return server.NewHandler(Agent(), append(defaults, opts...)...)
 }
 
 // Serve serves the demo agent at http://addr/agent until ctx is done, then
