@@ -1,3 +1,5 @@
+//go:build !agui_noverify
+
 package server_test
 
 import (
@@ -196,6 +198,11 @@ func TestStatelessAgentAcceptsAnyState(t *testing.T) {
 // when the patch is larger, and when the client sent no state (whose state
 // is then the empty object).
 func TestPublishStateDelta(t *testing.T) {
+	type counterState struct {
+		Count int               `json:"count"`
+		Notes []string          `json:"notes"`
+		Meta  map[string]string `json:"meta"`
+	}
 	rc, events := server.NewRunContext[counterState](context.Background(), input())
 	rc.SetState(counterState{Count: 1})
 	if err := rc.PublishStateDelta(); err != nil { // no input state: from {}
@@ -252,7 +259,7 @@ func TestValueEncodingContract(t *testing.T) {
 		{"unsupported", map[string]any{"f": func() {}}, "", new(*json.UnsupportedTypeError)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rc, events := server.NewRunContext[noState](context.Background(), input())
+			rc, events := server.NewRunContext[server.NoState](context.Background(), input())
 			call, err := rc.StartToolCall("lookup")
 			if err != nil {
 				t.Fatal(err)
