@@ -79,9 +79,9 @@ func Cancelled() Outcome {
 }
 
 // WithResult returns o with a result, carried in RUN_FINISHED.result. v is
-// encoded with encoding/json (a json.RawMessage is used as is); a value that
-// cannot be encoded ends the run with RUN_ERROR code SERIALIZATION, and one
-// that encodes to null is omitted.
+// encoded by the package's value rule (see Values in the package
+// documentation); a value that cannot be encoded ends the run with RUN_ERROR
+// code SERIALIZATION, and one that encodes to null is omitted.
 func (o Outcome) WithResult(v any) Outcome { o.result = v; return o }
 
 // WithUsage returns o with token usage, carried in RUN_FINISHED.usage.

@@ -67,5 +67,17 @@
 // [TextMessageOption], [ToolCallOption], [ReasoningOption], [SubagentOption]
 // and [ActivityOption]; [WithID] is one value that is all of them.
 //
+// # Values
+//
+// The helpers that take a Go value to send as JSON ([ToolCall.ArgsJSON],
+// [ToolCall.ResultJSON], [Emitter.Custom], [Outcome.WithResult],
+// [Subagent.Finish], activity content, the run's state) encode it by one
+// rule: a json.RawMessage is JSON the caller already has, checked and
+// compacted, never re-encoded (a Go string, by contrast, becomes a JSON
+// string); a protocol type of package agui, by value or by pointer, is
+// written by its generated encoder; anything else goes through
+// encoding/json. A value that cannot be encoded fails with a SERIALIZATION
+// [*Error] whose chain reaches the cause, and nothing is sent.
+//
 // docs/DESIGN.md explains the choices behind all of this.
 package server

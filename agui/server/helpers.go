@@ -155,7 +155,10 @@ func (c *ToolCall) ID() string { return c.id }
 // Args emits TOOL_CALL_ARGS with a fragment of the arguments' JSON text.
 func (c *ToolCall) Args(delta string) error { return c.e.toolArgs(c.id, delta, c.sc) }
 
-// ArgsJSON encodes v with encoding/json and emits it as one TOOL_CALL_ARGS.
+// ArgsJSON emits v, the call's whole arguments, as one TOOL_CALL_ARGS,
+// encoded by the package's value rule (see Values in the package
+// documentation: a json.RawMessage is sent as the JSON it holds, a Go value
+// is encoded). An encoding failure is a SERIALIZATION [*Error].
 func (c *ToolCall) ArgsJSON(v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
@@ -185,7 +188,9 @@ func (c *ToolCall) Result(content agui.Content) error {
 	return c.e.emit(ev, c.sc)
 }
 
-// ResultJSON is Result with v encoded by encoding/json as the text content.
+// ResultJSON is Result with v's JSON as the text content, encoded by the
+// package's value rule (see Values in the package documentation). An
+// encoding failure is a SERIALIZATION [*Error] and nothing is sent.
 func (c *ToolCall) ResultJSON(v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
@@ -343,8 +348,8 @@ func (s *Step) End() error {
 
 // ---- custom ----
 
-// Custom emits a CUSTOM event named name whose value is v encoded with
-// encoding/json.
+// Custom emits a CUSTOM event named name whose value is v, encoded by the
+// package's value rule (see Values in the package documentation).
 func (em *Emitter) Custom(name string, v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
@@ -433,7 +438,8 @@ func (em *Emitter) StartSubagent(name string, opts ...SubagentOption) (*Subagent
 func (s *Subagent) ID() string { return s.sc.id }
 
 // Finish emits SUBAGENT_FINISHED with a success outcome and, unless result is
-// nil, the result encoded with encoding/json. Finish, Suspend and Fail end
+// nil, the result, encoded by the package's value rule (see Values in the
+// package documentation). Finish, Suspend and Fail end
 // the invocation: only the first of them emits, later calls return nil, and
 // the handle is spent (see [Subagent]). A result that cannot be encoded fails
 // with SERIALIZATION and ends nothing.
@@ -504,7 +510,8 @@ type Activity struct {
 }
 
 // StartActivity emits ACTIVITY_SNAPSHOT creating an activity of activityType
-// with content (encoded with encoding/json; it must be a JSON object).
+// with content (encoded by the package's value rule; it must be a JSON
+// object).
 func (em *Emitter) StartActivity(activityType string, content any, opts ...ActivityOption) (*Activity, error) {
 	var id string
 	for _, opt := range opts {

@@ -326,8 +326,10 @@ func (e *emitter) cancelled() error { return e.cancelCause() }
 // NewRunContext returns a run context that no driver runs, and the events it
 // has emitted so far, for tests and for driving an agent by hand. RUN_STARTED
 // is already emitted; every emit is verified as in a real run. Cancel the run
-// (the token) with the returned context's cancellation: cancelling ctx
-// cancels the run, with ctx's cause.
+// (the token) with ctx's cancellation: cancelling ctx cancels the run, with
+// ctx's cause, and a deadline on ctx bounds it (give it the cause
+// [ErrDeadline] with context.WithTimeoutCause to mimic [WithTimeout]). It
+// takes no options: there is no driver to log a panic or echo the input.
 //
 // The recording keeps every event without bound, which suits tests, not
 // production; custom transports use [NewRunner] and [Runner.Stream].
