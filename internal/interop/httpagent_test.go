@@ -105,12 +105,16 @@ type report struct {
 // recorder wraps the demo agent to report how each run's agent returned.
 type recorder struct {
 	inner server.Agent[demo.State]
-	errs  chan error
+	errs  chan returned
 }
+
+// returned is how an agent returned: its error, and the cause of its run's
+// cancellation (nil for a run that was not cancelled).
+type returned struct{ err, cause error }
 
 func (r *recorder) Run(ctx context.Context, rc *server.RunContext[demo.State]) (server.Outcome, error) {
 	out, err := r.inner.Run(ctx, rc)
-	r.errs <- err
+	r.errs <- returned{err, context.Cause(ctx)}
 	return out, err
 }
 
@@ -124,7 +128,7 @@ func TestHTTPAgent(t *testing.T) {
 
 	agent := &recorder{
 		inner: demo.NewAgent(demo.Config{SlowDelay: 50 * time.Millisecond, SlowWords: 400}),
-		errs:  make(chan error, 16),
+		errs:  make(chan returned, 16),
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/agent", server.NewHandler[demo.State](agent))
@@ -186,14 +190,16 @@ func TestHTTPAgent(t *testing.T) {
 	})
 
 	// Every run's agent returned: five runs, the abort one cancelled with
-	// ErrClientDisconnected.
+	// cause ErrClientDisconnected.
 	var cancelled int
 	for range 5 {
 		select {
-		case err := <-agent.errs:
-			if err != nil && server.IsCancelled(err) {
-				if !errors.Is(err, server.ErrClientDisconnected) {
-					t.Errorf("cancelled with %v, want ErrClientDisconnected", err)
+		case r := <-agent.errs:
+			// The demo answers cancellation with ctx.Err(); the cause is
+			// the context's.
+			if r.err != nil && server.IsCancelled(r.err) {
+				if !errors.Is(r.cause, server.ErrClientDisconnected) {
+					t.Errorf("cancelled with cause %v, want ErrClientDisconnected", r.cause)
 				}
 				cancelled++
 			}
