@@ -54,10 +54,6 @@ func WithCORS(origins ...string) HandlerOption {
 	})
 }
 
-// HTTPCodeOriginNotAllowed is the code of the 403 answer to a CORS preflight
-// from an origin that [WithCORS] does not allow.
-const HTTPCodeOriginNotAllowed = "ORIGIN_NOT_ALLOWED" // 403
-
 // allowOrigin returns the Access-Control-Allow-Origin value for a request
 // with the given Origin header, or "" when the origin is not allowed.
 func (c *corsConfig) allowOrigin(origin string) string {

@@ -23,6 +23,7 @@ const (
 	HTTPCodeInvalidInput         = "INVALID_INPUT"          // 400
 	HTTPCodeRequestTooLarge      = "REQUEST_TOO_LARGE"      // 413
 	HTTPCodeNotAcceptable        = "NOT_ACCEPTABLE"         // 406
+	HTTPCodeOriginNotAllowed     = "ORIGIN_NOT_ALLOWED"     // 403, a CORS preflight from an origin WithCORS does not allow
 )
 
 // NewHandler mounts agent as an AG-UI HTTP endpoint: each POST runs the agent
