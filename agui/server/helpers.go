@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/jsonpatch"
 )
 
 // Emitter emits the events of a run, attributed either to the run itself (the
@@ -564,14 +565,14 @@ func (a *Activity) Update(content any) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	patch, err := diffTrees(nil, "", a.content, tree)
+	patch, err := jsonpatch.DiffValues(a.content, tree)
 	if err != nil {
 		return SerializationError(err)
 	}
 	if len(patch) == 0 {
 		return nil
 	}
-	if size, err := patchSize(patch); err != nil || size >= len(raw) {
+	if size, err := jsonpatch.Size(patch); err != nil || size >= len(raw) {
 		return a.snapshot(raw, tree)
 	}
 	ev := agui.NewActivityDelta(a.id, a.activityType, patch)

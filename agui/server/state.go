@@ -3,21 +3,16 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/jsonpatch"
 )
 
-// This file holds the typed state of a run and the RFC 6902 diff that lets
-// PublishState send STATE_DELTA instead of STATE_SNAPSHOT. The diff is small
-// on purpose: it walks two decoded JSON documents, recursing into objects and
-// into the common prefix of arrays, and otherwise replaces; what it produces is
-// always correct, and when it is not smaller than the snapshot the snapshot is
-// sent instead, so its only cost when the shape is unfavourable is size, never
-// correctness.
+// This file holds the typed state of a run. PublishState sends STATE_DELTA
+// instead of STATE_SNAPSHOT with the RFC 6902 diff of package jsonpatch; that
+// diff is always correct but not always minimal, so when it is not smaller
+// than the snapshot the snapshot is sent instead, and an unfavourable shape
+// costs size, never correctness.
 
 // initState decodes the input's state into S. pre, when non-nil, is the state
 // already decoded by the handler.
@@ -110,7 +105,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 		}
 		base = map[string]any{}
 	}
-	patch, err := diffTrees(nil, "", base, tree)
+	patch, err := jsonpatch.DiffValues(base, tree)
 	if err != nil {
 		return SerializationError(err)
 	}
@@ -118,7 +113,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 		return nil
 	}
 	if !forceDelta {
-		if size, err := patchSize(patch); err != nil || size >= len(raw) {
+		if size, err := jsonpatch.Size(patch); err != nil || size >= len(raw) {
 			return rc.snapshot(raw, tree)
 		}
 	}
@@ -161,104 +156,4 @@ func decodeTree(raw []byte) (any, error) {
 		return nil, err
 	}
 	return tree, nil
-}
-
-// diffTrees appends to ops the operations that turn a into b, both decoded
-// generic JSON, at the JSON Pointer path.
-func diffTrees(ops agui.JSONPatch, path string, a, b any) (agui.JSONPatch, error) {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		var err error
-		for _, k := range sortedKeys(av) {
-			p := path + "/" + escapePointer(k)
-			if bk, ok := bv[k]; ok {
-				if ops, err = diffTrees(ops, p, av[k], bk); err != nil {
-					return nil, err
-				}
-			} else {
-				ops = append(ops, &agui.RemoveOperation{Path: p})
-			}
-		}
-		for _, k := range sortedKeys(bv) {
-			if _, ok := av[k]; ok {
-				continue
-			}
-			v, err := json.Marshal(bv[k])
-			if err != nil {
-				return nil, err
-			}
-			ops = append(ops, &agui.AddOperation{Path: path + "/" + escapePointer(k), Value: v})
-		}
-		return ops, nil
-	case []any:
-		bv, ok := b.([]any)
-		if !ok {
-			break
-		}
-		n := min(len(av), len(bv))
-		var err error
-		for i := range n {
-			if ops, err = diffTrees(ops, path+"/"+strconv.Itoa(i), av[i], bv[i]); err != nil {
-				return nil, err
-			}
-		}
-		// Remove from the end, so that earlier indices stay valid.
-		for i := len(av) - 1; i >= len(bv); i-- {
-			ops = append(ops, &agui.RemoveOperation{Path: path + "/" + strconv.Itoa(i)})
-		}
-		for i := len(av); i < len(bv); i++ {
-			v, err := json.Marshal(bv[i])
-			if err != nil {
-				return nil, err
-			}
-			ops = append(ops, &agui.AddOperation{Path: path + "/" + strconv.Itoa(i), Value: v})
-		}
-		return ops, nil
-	}
-	if reflect.DeepEqual(a, b) {
-		return ops, nil
-	}
-	v, err := json.Marshal(b)
-	if err != nil {
-		return nil, err
-	}
-	return append(ops, &agui.ReplaceOperation{Path: path, Value: v}), nil
-}
-
-// patchSize is the length of the patch's JSON encoding.
-func patchSize(patch agui.JSONPatch) (int, error) {
-	var buf []byte
-	n := 1 // '['
-	for i, op := range patch {
-		var err error
-		if buf, err = op.AppendJSON(buf[:0]); err != nil {
-			return 0, err
-		}
-		if i > 0 {
-			n++
-		}
-		n += len(buf)
-	}
-	return n + 1, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// escapePointer escapes one reference token of a JSON Pointer (RFC 6901).
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }

@@ -1,0 +1,178 @@
+package jsonpatch_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/jsonpatch"
+)
+
+type applyCase struct {
+	name  string
+	doc   string
+	patch string
+	want  string         // the result, when the patch applies
+	kind  jsonpatch.Kind // the failure, when it does not
+	index int            // the failing operation
+}
+
+// rfcAppendixA holds the examples of RFC 6902, appendix A. A.13 (a
+// duplicated "op" member) is resolved the way JSON.parse resolves it, the
+// last member winning, which turns it into a remove of a missing member.
+var rfcAppendixA = []applyCase{
+	{name: "A.1 adding an object member", doc: `{"foo":"bar"}`, patch: `[{"op":"add","path":"/baz","value":"qux"}]`, want: `{"baz":"qux","foo":"bar"}`},
+	{name: "A.2 adding an array element", doc: `{"foo":["bar","baz"]}`, patch: `[{"op":"add","path":"/foo/1","value":"qux"}]`, want: `{"foo":["bar","qux","baz"]}`},
+	{name: "A.3 removing an object member", doc: `{"baz":"qux","foo":"bar"}`, patch: `[{"op":"remove","path":"/baz"}]`, want: `{"foo":"bar"}`},
+	{name: "A.4 removing an array element", doc: `{"foo":["bar","qux","baz"]}`, patch: `[{"op":"remove","path":"/foo/1"}]`, want: `{"foo":["bar","baz"]}`},
+	{name: "A.5 replacing a value", doc: `{"baz":"qux","foo":"bar"}`, patch: `[{"op":"replace","path":"/baz","value":"boo"}]`, want: `{"baz":"boo","foo":"bar"}`},
+	{name: "A.6 moving a value", doc: `{"foo":{"bar":"baz","waldo":"fred"},"qux":{"corge":"grault"}}`, patch: `[{"op":"move","from":"/foo/waldo","path":"/qux/thud"}]`, want: `{"foo":{"bar":"baz"},"qux":{"corge":"grault","thud":"fred"}}`},
+	{name: "A.7 moving an array element", doc: `{"foo":["all","grass","cows","eat"]}`, patch: `[{"op":"move","from":"/foo/1","path":"/foo/3"}]`, want: `{"foo":["all","cows","eat","grass"]}`},
+	{name: "A.8 testing a value: success", doc: `{"baz":"qux","foo":["a",2,"c"]}`, patch: `[{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]`, want: `{"baz":"qux","foo":["a",2,"c"]}`},
+	{name: "A.9 testing a value: error", doc: `{"baz":"qux"}`, patch: `[{"op":"test","path":"/baz","value":"bar"}]`, kind: jsonpatch.TestFailed},
+	{name: "A.10 adding a nested member object", doc: `{"foo":"bar"}`, patch: `[{"op":"add","path":"/child","value":{"grandchild":{}}}]`, want: `{"foo":"bar","child":{"grandchild":{}}}`},
+	{name: "A.11 ignoring unrecognized elements", doc: `{"foo":"bar"}`, patch: `[{"op":"add","path":"/baz","value":"qux","xyz":123}]`, want: `{"foo":"bar","baz":"qux"}`},
+	{name: "A.12 adding to a nonexistent target", doc: `{"foo":"bar"}`, patch: `[{"op":"add","path":"/baz/bat","value":"qux"}]`, kind: jsonpatch.Unresolvable},
+	{name: "A.14 ~ escape ordering", doc: `{"/":9,"~1":10}`, patch: `[{"op":"test","path":"/~01","value":10}]`, want: `{"/":9,"~1":10}`},
+	{name: "A.15 comparing strings and numbers", doc: `{"/":9,"~1":10}`, patch: `[{"op":"test","path":"/~01","value":"10"}]`, kind: jsonpatch.TestFailed},
+	{name: "A.16 adding an array value", doc: `{"foo":["bar"]}`, patch: `[{"op":"add","path":"/foo/-","value":["abc","def"]}]`, want: `{"foo":["bar",["abc","def"]]}`},
+}
+
+// referenceCases pin what the reference client's applier (fast-json-patch
+// applyPatch with validation on) accepts and rejects beyond the RFC's
+// examples.
+var referenceCases = []applyCase{
+	{name: "remove of a missing member", doc: `{"a":1}`, patch: `[{"op":"remove","path":"/b"}]`, kind: jsonpatch.Unresolvable},
+	{name: "replace of a missing member", doc: `{"a":1}`, patch: `[{"op":"replace","path":"/b","value":2}]`, kind: jsonpatch.Unresolvable},
+	{name: "replace past the end of an array", doc: `[1]`, patch: `[{"op":"replace","path":"/1","value":2}]`, kind: jsonpatch.Unresolvable},
+	{name: "add at the end index", doc: `[1]`, patch: `[{"op":"add","path":"/1","value":2}]`, want: `[1,2]`},
+	{name: "add past the end", doc: `[1]`, patch: `[{"op":"add","path":"/2","value":2}]`, kind: jsonpatch.OutOfBounds},
+	{name: "non-numeric array index", doc: `{"l":[1]}`, patch: `[{"op":"replace","path":"/l/x","value":2}]`, kind: jsonpatch.IllegalIndex},
+	{name: "leading zero index", doc: `[1,2]`, patch: `[{"op":"replace","path":"/01","value":3}]`, kind: jsonpatch.IllegalIndex},
+	{name: "dash outside add", doc: `[1]`, patch: `[{"op":"remove","path":"/-"}]`, kind: jsonpatch.Unresolvable},
+	{name: "through a string", doc: `{"a":"s"}`, patch: `[{"op":"add","path":"/a/b","value":1}]`, kind: jsonpatch.Unresolvable},
+	{name: "through null", doc: `{"a":null}`, patch: `[{"op":"add","path":"/a/b","value":1}]`, kind: jsonpatch.Unresolvable},
+	{name: "add replaces an existing member in place", doc: `{"a":1,"b":2}`, patch: `[{"op":"add","path":"/a","value":3}]`, want: `{"a":3,"b":2}`},
+	{name: "add null", doc: `{}`, patch: `[{"op":"add","path":"/a","value":null}]`, want: `{"a":null}`},
+	{name: "replace the root", doc: `{"a":1}`, patch: `[{"op":"replace","path":"","value":[1]}]`, want: `[1]`},
+	{name: "add at the root", doc: `{"a":1}`, patch: `[{"op":"add","path":"","value":"x"}]`, want: `"x"`},
+	{name: "remove the root leaves null", doc: `{"a":1}`, patch: `[{"op":"remove","path":""}]`, want: `null`},
+	{name: "test the root", doc: `{"a":[1,{"b":2}]}`, patch: `[{"op":"test","path":"","value":{"a":[1.0,{"b":2e0}]}}]`, want: `{"a":[1,{"b":2}]}`},
+	{name: "test a missing member", doc: `{}`, patch: `[{"op":"test","path":"/a","value":null}]`, kind: jsonpatch.TestFailed},
+	{name: "test ignores member order", doc: `{"o":{"a":1,"b":2}}`, patch: `[{"op":"test","path":"/o","value":{"b":2,"a":1}}]`, want: `{"o":{"a":1,"b":2}}`},
+	{name: "test tells arrays from objects", doc: `{"o":{"0":1}}`, patch: `[{"op":"test","path":"/o","value":[1]}]`, kind: jsonpatch.TestFailed},
+	{name: "copy", doc: `{"a":{"x":[1]},"b":{}}`, patch: `[{"op":"copy","from":"/a","path":"/b/c"},{"op":"add","path":"/b/c/x/-","value":2}]`, want: `{"a":{"x":[1]},"b":{"c":{"x":[1,2]}}}`},
+	{name: "copy from a missing member", doc: `{}`, patch: `[{"op":"copy","from":"/a","path":"/b"}]`, kind: jsonpatch.FromUnresolvable},
+	{name: "move from a missing member", doc: `{}`, patch: `[{"op":"move","from":"/a","path":"/b"}]`, kind: jsonpatch.FromUnresolvable},
+	{name: "move into its own child", doc: `{"a":{"b":1}}`, patch: `[{"op":"move","from":"/a","path":"/a/c"}]`, kind: jsonpatch.MoveIntoChild},
+	{name: "move onto itself", doc: `{"a":{"b":1}}`, patch: `[{"op":"move","from":"/a","path":"/a"}]`, want: `{"a":{"b":1}}`},
+	{name: "move to the root", doc: `{"a":{"b":1}}`, patch: `[{"op":"move","from":"/a","path":""}]`, want: `{"b":1}`},
+	{name: "proto is banned", doc: `{}`, patch: `[{"op":"add","path":"/__proto__","value":{}}]`, kind: jsonpatch.BannedKey},
+	{name: "constructor prototype is banned", doc: `{"constructor":{}}`, patch: `[{"op":"add","path":"/constructor/prototype","value":1}]`, kind: jsonpatch.BannedKey},
+	{name: "prototype alone is fine", doc: `{}`, patch: `[{"op":"add","path":"/prototype","value":1}]`, want: `{"prototype":1}`},
+	{name: "escaped keys", doc: `{"a/b":{"c~d":1}}`, patch: `[{"op":"replace","path":"/a~1b/c~0d","value":2}]`, want: `{"a/b":{"c~d":2}}`},
+	{name: "empty key", doc: `{"":{"":1}}`, patch: `[{"op":"replace","path":"//","value":2}]`, want: `{"":{"":2}}`},
+	{name: "second operation fails", doc: `{"a":1}`, patch: `[{"op":"add","path":"/b","value":2},{"op":"remove","path":"/c"}]`, kind: jsonpatch.Unresolvable, index: 1},
+	{name: "empty patch", doc: `{"a":1}`, patch: `[]`, want: `{"a":1}`},
+}
+
+func TestApply(t *testing.T) {
+	for _, group := range [][]applyCase{rfcAppendixA, referenceCases} {
+		for _, tc := range group {
+			t.Run(tc.name, func(t *testing.T) {
+				doc := json.RawMessage(tc.doc)
+				before := bytes.Clone(doc)
+				got, err := jsonpatch.Apply(doc, patchOf(t, tc.patch))
+				if !bytes.Equal(doc, before) {
+					t.Fatalf("the input changed to %s", doc)
+				}
+				if tc.kind != 0 {
+					var pe *jsonpatch.Error
+					if !errors.As(err, &pe) || pe.Kind != tc.kind || pe.Index != tc.index {
+						t.Fatalf("got %s, %v; want %v at operation %d", got, err, tc.kind, tc.index)
+					}
+					if got != nil {
+						t.Fatalf("a failed patch returned %s", got)
+					}
+					t.Log(err)
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameJSON(t, got, []byte(tc.want)) {
+					t.Fatalf("got %s, want %s", got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// TestApplyKeepsMemberOrder: a patched document reads as it was written,
+// members in place and new ones last, like the reference's JavaScript
+// objects.
+func TestApplyKeepsMemberOrder(t *testing.T) {
+	doc := json.RawMessage(`{ "z": 1, "a": {"y": "<&>", "b": [1, 2]}, "m": "\u00e9\n" }`)
+	got, err := jsonpatch.Apply(doc, patchOf(t, `[{"op":"replace","path":"/z","value":2},{"op":"add","path":"/c","value":3},{"op":"remove","path":"/a/b/0"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"z":2,"a":{"y":"<&>","b":[2]},"m":"é\n","c":3}`
+	if string(got) != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func TestApplyBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		doc   string
+		patch agui.JSONPatch
+		is    error
+		kind  jsonpatch.Kind
+	}{
+		{name: "document not JSON", doc: `{"a":`, patch: agui.JSONPatch{}, is: jsonpatch.ErrInvalidDocument},
+		{name: "trailing data", doc: `{} {}`, patch: agui.JSONPatch{}, is: jsonpatch.ErrInvalidDocument},
+		{name: "value not JSON", doc: `{}`, patch: agui.JSONPatch{&agui.AddOperation{Path: "/a", Value: json.RawMessage(`{`)}}, kind: jsonpatch.InvalidValue},
+		{name: "pointer without slash", doc: `{}`, patch: agui.JSONPatch{&agui.AddOperation{Path: "a", Value: json.RawMessage(`1`)}}, kind: jsonpatch.InvalidPointer},
+		{name: "bad escape", doc: `{}`, patch: agui.JSONPatch{&agui.RemoveOperation{Path: "/a~2"}}, kind: jsonpatch.InvalidPointer},
+		{name: "bad from", doc: `{}`, patch: agui.JSONPatch{&agui.CopyOperation{From: "x", Path: "/a"}}, kind: jsonpatch.InvalidPointer},
+		{name: "nil operation", doc: `{}`, patch: agui.JSONPatch{nil}, kind: jsonpatch.InvalidValue},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := jsonpatch.Apply(json.RawMessage(tc.doc), tc.patch)
+			if got != nil || err == nil {
+				t.Fatalf("got %s, %v", got, err)
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Fatalf("got %v, want %v", err, tc.is)
+			}
+			var pe *jsonpatch.Error
+			if tc.kind != 0 && (!errors.As(err, &pe) || pe.Kind != tc.kind) {
+				t.Fatalf("got %v, want kind %v", err, tc.kind)
+			}
+		})
+	}
+}
+
+// A nil value encodes as null, so it applies as null.
+func TestApplyNilValueIsNull(t *testing.T) {
+	got, err := jsonpatch.Apply(json.RawMessage(`{}`), agui.JSONPatch{&agui.AddOperation{Path: "/a"}})
+	if err != nil || string(got) != `{"a":null}` {
+		t.Fatalf("got %s, %v", got, err)
+	}
+	got, err = jsonpatch.Apply(nil, agui.JSONPatch{&agui.TestOperation{Path: ""}})
+	if err != nil || string(got) != `null` {
+		t.Fatalf("nil doc: got %s, %v", got, err)
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	_, err := jsonpatch.Apply(json.RawMessage(`{"a":{}}`), patchOf(t, `[{"op":"test","path":"/a","value":{}},{"op":"move","from":"/a/x","path":"/b"}]`))
+	const want = `jsonpatch: operation 1 (move "/b" from "/a/x"): from does not exist: no "x" at "/a"`
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}

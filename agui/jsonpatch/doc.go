@@ -1,0 +1,29 @@
+// Package jsonpatch applies and computes RFC 6902 JSON Patches
+// ([agui.JSONPatch]), the form of STATE_DELTA and ACTIVITY_DELTA.
+//
+// [Apply] is what a consumer needs to follow a run's state: it is
+// all-or-nothing (a patch that fails anywhere leaves nothing applied) and
+// names the failing operation in an [*Error]. It accepts and rejects what the
+// reference client's applier does (fast-json-patch applyPatch with
+// validation, as @ag-ui/client 1.0.0 calls it), so that a Go consumer and a
+// browser end up with the same state from the same stream:
+//
+//   - remove, replace and test need their target to exist; add needs its
+//     parent, and an array index no greater than the length ("-" appends);
+//   - move and copy need their from location; a move into its own child
+//     fails;
+//   - test compares deeply, member order aside, numbers as doubles;
+//   - a path through "__proto__" or "constructor/prototype" is refused;
+//   - an operation at the root ("") replaces the document, and a remove of
+//     the root leaves null.
+//
+// Where the reference only fails by accident of its JavaScript (an array
+// index with a leading zero, accepted for add but not for the other
+// operations; a copy past the end of an array, which it appends), Apply
+// follows RFC 6901/6902 and fails cleanly.
+//
+// [Diff] is the other direction, what a producer needs to send deltas: a
+// small, always-correct diff that never writes move or copy. [DiffValues]
+// takes documents already decoded by encoding/json, and [Size] says how long
+// a patch is on the wire, to choose between a delta and a snapshot.
+package jsonpatch

@@ -1,0 +1,274 @@
+package jsonpatch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Apply works on its own decoded form of a document rather than on
+// map[string]any, for one reason: an object keeps its members in the order
+// they were written, so a state that went through a patch reads as the
+// producer wrote it, with new members at the end (as in JavaScript, where the
+// reference client keeps its state). A node is one of nil (null), bool,
+// json.Number, string, []any and *object.
+
+// object is a JSON object that keeps its member order; vals answers lookups.
+type object struct {
+	keys []string
+	vals map[string]any
+}
+
+func newObject(n int) *object {
+	return &object{keys: make([]string, 0, n), vals: make(map[string]any, n)}
+}
+
+func (o *object) get(k string) (any, bool) {
+	v, ok := o.vals[k]
+	return v, ok
+}
+
+// set replaces the member k in place, or appends it.
+func (o *object) set(k string, v any) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *object) remove(k string) {
+	delete(o.vals, k)
+	if i := slices.Index(o.keys, k); i >= 0 {
+		o.keys = slices.Delete(o.keys, i, i+1)
+	}
+}
+
+// maxDepth bounds nesting so that a hostile document cannot exhaust the
+// stack; encoding/json has the same limit.
+const maxDepth = 10000
+
+var errTooDeep = errors.New("exceeded max depth")
+
+// decode parses one JSON document. Empty input (a nil json.RawMessage) is
+// null, as an absent operation value encodes.
+func decode(raw []byte) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		if raw == nil {
+			return nil, nil
+		}
+		return nil, io.ErrUnexpectedEOF
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	v, err := decodeValue(d, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, errors.New("invalid JSON: data after the document")
+	}
+	return v, nil
+}
+
+func decodeValue(d *json.Decoder, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, errTooDeep
+	}
+	tok, err := d.Token()
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			o := newObject(4)
+			for d.More() {
+				kt, err := d.Token()
+				if err != nil {
+					return nil, err
+				}
+				v, err := decodeValue(d, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				o.set(kt.(string), v) // a repeated key: the last one wins, as in JSON.parse
+			}
+			_, err := d.Token()
+			return o, err
+		case '[':
+			a := []any{}
+			for d.More() {
+				v, err := decodeValue(d, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, v)
+			}
+			_, err := d.Token()
+			return a, err
+		}
+		return nil, errors.New("invalid JSON: unexpected " + t.String())
+	default:
+		return t, nil // nil, bool, json.Number, string
+	}
+}
+
+// encode appends the compact JSON form of v.
+func encode(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case json.Number:
+		return append(dst, v...)
+	case string:
+		return appendString(dst, v)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = encode(dst, e)
+		}
+		return append(dst, ']')
+	case *object:
+		dst = append(dst, '{')
+		for i, k := range v.keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendString(dst, k)
+			dst = append(dst, ':')
+			dst = encode(dst, v.vals[k])
+		}
+		return append(dst, '}')
+	}
+	panic("jsonpatch: foreign node type") // unreachable: nodes come from decode
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString quotes s as a JSON string. Unlike encoding/json it does not
+// escape <, > and &: state is data, not HTML.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// clone deep-copies a node, so that a value copied into two places of a
+// document is never shared.
+func clone(v any) any {
+	switch v := v.(type) {
+	case []any:
+		c := make([]any, len(v))
+		for i, e := range v {
+			c[i] = clone(e)
+		}
+		return c
+	case *object:
+		c := newObject(len(v.keys))
+		for _, k := range v.keys {
+			c.set(k, clone(v.vals[k]))
+		}
+		return c
+	}
+	return v
+}
+
+// equal is the deep equality of the test operation, as the reference's
+// _areEquals decides it: member order does not matter, numbers are compared
+// as the IEEE 754 doubles JavaScript reads them as (1 equals 1.0).
+func equal(a, b any) bool {
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		bv, ok := b.(bool)
+		return ok && a == bv
+	case string:
+		bv, ok := b.(string)
+		return ok && a == bv
+	case json.Number:
+		bv, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if a == bv {
+			return true
+		}
+		x, err1 := strconv.ParseFloat(string(a), 64)
+		y, err2 := strconv.ParseFloat(string(bv), 64)
+		return (err1 == nil || math.IsInf(x, 0)) && (err2 == nil || math.IsInf(y, 0)) && x == y
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(a) != len(bv) {
+			return false
+		}
+		for i := range a {
+			if !equal(a[i], bv[i]) {
+				return false
+			}
+		}
+		return true
+	case *object:
+		bv, ok := b.(*object)
+		if !ok || len(a.keys) != len(bv.keys) {
+			return false
+		}
+		for _, k := range a.keys {
+			y, ok := bv.vals[k]
+			if !ok || !equal(a.vals[k], y) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
