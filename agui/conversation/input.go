@@ -23,8 +23,8 @@ type InputOptions struct {
 	ThreadID       string // default: the conversation's thread, else a new UUID v4
 	RunID          string // default: a new UUID v4
 	ParentRunID    *string
-	Tools          []agui.Tool    // default []
-	Context        []agui.Context // default []
+	Tools          []agui.Tool     // default []
+	Context        []agui.Context  // default []
 	ForwardedProps json.RawMessage // default {}
 	// Resume answers the pending interrupts. When there are any, it must
 	// answer every one of them, once each, and nothing else.

@@ -1,0 +1,54 @@
+package conversation_test
+
+import (
+	"fmt"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/conversation"
+	"github.com/agui-go/sdk/chunks"
+)
+
+// A stream as a client delivers it: chunks expanded, then folded into the
+// conversation.
+func Example() {
+	conv := conversation.New([]agui.Message{
+		&agui.UserMessage{ID: "u1", Content: agui.TextContent("What is 6 × 7?")},
+	}, nil)
+
+	stream := []agui.Event{
+		&agui.RunStarted{ThreadID: "t1", RunID: "r1"},
+		&agui.TextMessageChunk{MessageID: new("a1"), Delta: new("It is ")},
+		&agui.TextMessageChunk{Delta: new("42.")},
+		agui.NewStateSnapshot([]byte(`{"answered":1}`)),
+		agui.NewStateDelta(agui.JSONPatch{&agui.ReplaceOperation{Path: "/answered", Value: []byte(`2`)}}),
+		&agui.RunFinished{ThreadID: "t1", RunID: "r1"},
+	}
+	var x chunks.Expander
+	for _, ev := range stream {
+		expanded, err := x.Expand(nil, ev)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, ev := range expanded {
+			for _, w := range conv.Apply(ev) {
+				fmt.Println("warning:", w)
+			}
+		}
+	}
+
+	for _, m := range conv.Messages() {
+		b, _ := m.AppendJSON(nil)
+		fmt.Println(string(b))
+	}
+	fmt.Println(string(conv.State()), conv.Outcome().Status)
+
+	// The next run carries the whole history and the state.
+	next, _ := conv.NextInput(conversation.InputOptions{RunID: "r2"})
+	fmt.Println(next.ThreadID, next.RunID, len(next.Messages))
+	// Output:
+	// {"role":"user","id":"u1","content":"What is 6 × 7?"}
+	// {"role":"assistant","id":"a1","content":"It is 42."}
+	// {"answered":2} succeeded
+	// t1 r2 2
+}
