@@ -68,6 +68,10 @@ func applyOp(root any, index int, op agui.JSONPatchOperation) (any, error) {
 		return nil, fail(BannedKey, "")
 	}
 
+	// The reference adds the value of a move or copy without validating the
+	// target, and JavaScript's splice appends when given an index past the
+	// end of an array; clamp keeps that, so both end with the same document.
+	clamp := name == "move" || name == "copy"
 	var val any
 	switch name {
 	case "add", "replace", "test":
@@ -88,11 +92,11 @@ func applyOp(root any, index int, op agui.JSONPatchOperation) (any, error) {
 		}
 		if name == "copy" {
 			v = clone(v)
-		} else if len(fromToks) == len(toks) && slices.Equal(fromToks, toks) {
-			return root, nil // moving a value onto itself changes nothing
 		} else {
+			// Even a move onto itself is a remove and an add, as in the
+			// reference: the member then comes last in its object.
 			var err error
-			if root, _, err = mutate(root, fromToks, "remove", nil); err != nil {
+			if root, _, err = mutate(root, fromToks, "remove", nil, false); err != nil {
 				return nil, fail(FromUnresolvable, err.Error()) // unreachable: get found it
 			}
 		}
@@ -109,7 +113,7 @@ func applyOp(root any, index int, op agui.JSONPatchOperation) (any, error) {
 		}
 		return root, nil
 	}
-	newRoot, k, err := mutate(root, toks, name, val)
+	newRoot, k, err := mutate(root, toks, name, val, clamp)
 	if err != nil {
 		return nil, fail(k, err.Error())
 	}
@@ -162,8 +166,9 @@ func describe(toks []string, i int) string {
 }
 
 // mutate performs add, remove or replace of val at toks and returns the new
-// root (a change at the root replaces it).
-func mutate(root any, toks []string, op string, val any) (any, Kind, error) {
+// root (a change at the root replaces it). With clamp, an add past the end of
+// an array appends.
+func mutate(root any, toks []string, op string, val any, clamp bool) (any, Kind, error) {
 	if len(toks) == 0 {
 		if op == "remove" {
 			return nil, 0, nil // the reference leaves null behind
@@ -199,6 +204,9 @@ func mutate(root any, toks []string, op string, val any) (any, Kind, error) {
 			if i, ok = arrayIndex(last); !ok {
 				return nil, IllegalIndex, fmt.Errorf("%q", last)
 			}
+		}
+		if clamp && i > len(p) {
+			i = len(p)
 		}
 		switch {
 		case op == "add" && i > len(p):

@@ -64,10 +64,13 @@ var referenceCases = []applyCase{
 	{name: "test ignores member order", doc: `{"o":{"a":1,"b":2}}`, patch: `[{"op":"test","path":"/o","value":{"b":2,"a":1}}]`, want: `{"o":{"a":1,"b":2}}`},
 	{name: "test tells arrays from objects", doc: `{"o":{"0":1}}`, patch: `[{"op":"test","path":"/o","value":[1]}]`, kind: jsonpatch.TestFailed},
 	{name: "copy", doc: `{"a":{"x":[1]},"b":{}}`, patch: `[{"op":"copy","from":"/a","path":"/b/c"},{"op":"add","path":"/b/c/x/-","value":2}]`, want: `{"a":{"x":[1]},"b":{"c":{"x":[1,2]}}}`},
+	{name: "copy past the end of an array appends, as the reference does", doc: `{"a":1,"l":[0]}`, patch: `[{"op":"copy","from":"/a","path":"/l/5"}]`, want: `{"a":1,"l":[0,1]}`},
+	{name: "move past the end of an array appends, as the reference does", doc: `{"a":1,"l":[0]}`, patch: `[{"op":"move","from":"/a","path":"/l/5"}]`, want: `{"l":[0,1]}`},
 	{name: "copy from a missing member", doc: `{}`, patch: `[{"op":"copy","from":"/a","path":"/b"}]`, kind: jsonpatch.FromUnresolvable},
 	{name: "move from a missing member", doc: `{}`, patch: `[{"op":"move","from":"/a","path":"/b"}]`, kind: jsonpatch.FromUnresolvable},
 	{name: "move into its own child", doc: `{"a":{"b":1}}`, patch: `[{"op":"move","from":"/a","path":"/a/c"}]`, kind: jsonpatch.MoveIntoChild},
 	{name: "move onto itself", doc: `{"a":{"b":1}}`, patch: `[{"op":"move","from":"/a","path":"/a"}]`, want: `{"a":{"b":1}}`},
+	{name: "move onto itself in an array", doc: `[1,2,3]`, patch: `[{"op":"move","from":"/1","path":"/1"}]`, want: `[1,2,3]`},
 	{name: "move to the root", doc: `{"a":{"b":1}}`, patch: `[{"op":"move","from":"/a","path":""}]`, want: `{"b":1}`},
 	{name: "proto is banned", doc: `{}`, patch: `[{"op":"add","path":"/__proto__","value":{}}]`, kind: jsonpatch.BannedKey},
 	{name: "constructor prototype is banned", doc: `{"constructor":{}}`, patch: `[{"op":"add","path":"/constructor/prototype","value":1}]`, kind: jsonpatch.BannedKey},
@@ -122,6 +125,15 @@ func TestApplyKeepsMemberOrder(t *testing.T) {
 	const want = `{"z":2,"a":{"y":"<&>","b":[2]},"m":"é\n","c":3}`
 	if string(got) != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+	// A move onto itself is a remove and an add: the member comes last.
+	got, err = jsonpatch.Apply(got, patchOf(t, `[{"op":"move","from":"/z","path":"/z"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const moved = `{"a":{"y":"<&>","b":[2]},"m":"é\n","c":3,"z":2}`
+	if string(got) != moved {
+		t.Fatalf("got %s, want %s", got, moved)
 	}
 }
 

@@ -17,10 +17,16 @@
 //   - an operation at the root ("") replaces the document, and a remove of
 //     the root leaves null.
 //
-// Where the reference only fails by accident of its JavaScript (an array
-// index with a leading zero, accepted for add but not for the other
-// operations; a copy past the end of an array, which it appends), Apply
-// follows RFC 6901/6902 and fails cleanly.
+// It also follows the reference where the reference departs from RFC 6902:
+// a move or copy to an array index past the end appends (the RFC says fail).
+// Two departures of the reference are not followed, because they are
+// accidents of JavaScript objects rather than rules: an array index with a
+// leading zero or an empty one ("/list/01", "/list/"), which the reference
+// reads as a number for add, move, copy and test but not for remove and
+// replace, is refused here as RFC 6901 says; and members inherited from
+// JavaScript's Object.prototype ("toString", "constructor"), which the
+// reference sees on every object, do not exist here unless the document has
+// them.
 //
 // [Diff] is the other direction, what a producer needs to send deltas: a
 // small, always-correct diff that never writes move or copy. [DiffValues]

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -39,6 +40,57 @@ func (o *object) set(k string, v any) {
 		o.keys = append(o.keys, k)
 	}
 	o.vals[k] = v
+}
+
+// ordered returns the keys in the order JavaScript enumerates an object's
+// members, which is the order JSON.stringify writes them in the reference
+// client: keys that are array indices ("0", "5", up to 2^32-2) first, in
+// numeric order, then the others in insertion order. Almost every object has
+// no index-like key, and then this is just keys.
+func (o *object) ordered() []string {
+	n := 0
+	for _, k := range o.keys {
+		if isIndexKey(k) {
+			n++
+		}
+	}
+	if n == 0 {
+		return o.keys
+	}
+	out := make([]string, 0, len(o.keys))
+	for _, k := range o.keys {
+		if isIndexKey(k) {
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return strings.Compare(a, b)
+	})
+	for _, k := range o.keys {
+		if !isIndexKey(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// isIndexKey reports whether k is a canonical array index in JavaScript: a
+// decimal integer without leading zeros, below 2^32-1.
+func isIndexKey(k string) bool {
+	if k == "" || len(k) > 10 || (k[0] == '0' && len(k) > 1) {
+		return false
+	}
+	n := uint64(0)
+	for i := 0; i < len(k); i++ {
+		if k[i] < '0' || k[i] > '9' {
+			return false
+		}
+		n = n*10 + uint64(k[i]-'0')
+	}
+	return n < 1<<32-1
 }
 
 func (o *object) remove(k string) {
@@ -144,7 +196,7 @@ func encode(dst []byte, v any) []byte {
 		return append(dst, ']')
 	case *object:
 		dst = append(dst, '{')
-		for i, k := range v.keys {
+		for i, k := range v.ordered() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
