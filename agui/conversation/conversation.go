@@ -97,7 +97,7 @@ func (c *Conversation) Apply(ev agui.Event) []Warning {
 			return activityConflict(ev.Type(), ev.MessageID, "reasoning")
 		}
 		if e == nil {
-			e = c.push(&entry{msg: &agui.ReasoningMessage{ID: ev.MessageID, SubagentRunID: ev.SubagentRunID}})
+			e = c.push(&entry{msg: &agui.ReasoningMessage{ID: ev.MessageID, SubagentRunID: cp(ev.SubagentRunID)}})
 		}
 		ws = c.mergeInto(ws, metadataOf(e.msg), ev.Metadata)
 	case *agui.ReasoningMessageContent:
@@ -149,7 +149,7 @@ func (c *Conversation) Apply(ev agui.Event) []Warning {
 	case *agui.ReasoningEncryptedValue:
 		if ev.Subtype == agui.ReasoningEncryptedValueSubtypeToolCall {
 			if k := c.calls[ev.EntityID]; k != nil {
-				c.toolCall(k).EncryptedValue = &ev.EncryptedValue
+				c.toolCall(k).EncryptedValue = cp(&ev.EncryptedValue)
 			}
 		} else if e := c.byID[ev.EntityID]; e != nil {
 			setEncryptedValue(e.msg, ev.EncryptedValue)
@@ -162,8 +162,9 @@ func (c *Conversation) Apply(ev agui.Event) []Warning {
 		c.outcome.Status = Failed
 		c.outcome.Result, c.outcome.PendingToolCallIDs, c.outcome.Interrupts = nil, nil, nil
 		runErr := *ev
+		runErr.Code, runErr.Usage = cp(ev.Code), slices.Clone(ev.Usage)
 		c.outcome.Error = &runErr
-		c.outcome.Usage = ev.Usage
+		c.outcome.Usage = runErr.Usage
 	case *agui.TextMessageChunk, *agui.ToolCallChunk, *agui.ReasoningMessageChunk:
 		return []Warning{{Kind: UnexpandedChunk, Message: string(ev.Type()) + " must be transformed before being applied"}}
 	case *agui.Raw, *agui.Custom, *agui.StepStarted, *agui.StepFinished, *agui.ReasoningStart, *agui.ReasoningEnd,
@@ -283,13 +284,13 @@ func (c *Conversation) startToolCall(ws []Warning, ev *agui.ToolCallStart) []War
 				parent = e
 			} else {
 				ws = append(ws, Warning{Kind: ParentNotAssistant, Message: fmt.Sprintf("TOOL_CALL_START: parentMessageId '%s' matches a '%s' message, not assistant — falling back to toolCallId", *pm, roleOf(e.msg))})
-				parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, SubagentRunID: ev.SubagentRunID}})
+				parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, SubagentRunID: cp(ev.SubagentRunID)}})
 			}
 		} else {
-			parent = c.push(&entry{msg: &agui.AssistantMessage{ID: *pm, SubagentRunID: ev.SubagentRunID}})
+			parent = c.push(&entry{msg: &agui.AssistantMessage{ID: *pm, SubagentRunID: cp(ev.SubagentRunID)}})
 		}
 	} else {
-		parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, SubagentRunID: ev.SubagentRunID}})
+		parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, SubagentRunID: cp(ev.SubagentRunID)}})
 	}
 	am := parent.msg.(*agui.AssistantMessage)
 	am.ToolCalls = append(am.ToolCalls, agui.ToolCall{ID: ev.ToolCallID, Function: agui.FunctionCall{Name: ev.ToolCallName}})
@@ -303,7 +304,7 @@ func (c *Conversation) startToolCall(ws []Warning, ev *agui.ToolCallStart) []War
 // no owner, at the end.
 func (c *Conversation) toolResult(ws []Warning, ev *agui.ToolCallResult) []Warning {
 	c.answered[ev.ToolCallID] = struct{}{}
-	tm := &agui.ToolMessage{ID: ev.MessageID, ToolCallID: ev.ToolCallID, Content: ev.Content, SubagentRunID: ev.SubagentRunID}
+	tm := &agui.ToolMessage{ID: ev.MessageID, ToolCallID: ev.ToolCallID, Content: cloneContent(ev.Content), SubagentRunID: cp(ev.SubagentRunID)}
 	ws = c.mergeInto(ws, &tm.Metadata, ev.Metadata)
 	e := &entry{msg: tm}
 	k := c.calls[ev.ToolCallID]
@@ -339,21 +340,21 @@ func (c *Conversation) runStarted(ev *agui.RunStarted) {
 }
 
 func (c *Conversation) runFinished(ev *agui.RunFinished) {
-	o := Outcome{Status: Succeeded, ThreadID: ev.ThreadID, RunID: ev.RunID, Usage: ev.Usage}
+	o := Outcome{Status: Succeeded, ThreadID: ev.ThreadID, RunID: ev.RunID, Usage: slices.Clone(ev.Usage)}
 	c.interrupts = nil
 	switch out := ev.Outcome.(type) {
 	case *agui.RunFinishedInterruptOutcome:
 		o.Status = Interrupted
-		o.Interrupts = slices.Clone(out.Interrupts)
-		c.interrupts = slices.Clone(out.Interrupts)
+		o.Interrupts = cloneInterrupts(out.Interrupts)
+		c.interrupts = cloneInterrupts(out.Interrupts)
 		c.intThread = ev.ThreadID
 	case *agui.RunFinishedCancelledOutcome:
 		o.Status = Cancelled
 	case *agui.RunFinishedSuccessOutcome:
-		o.Result = ev.Result
+		o.Result = bytes.Clone(ev.Result)
 		o.PendingToolCallIDs = slices.Clone(out.PendingToolCallIDs)
 	case nil:
-		o.Result = ev.Result
+		o.Result = bytes.Clone(ev.Result)
 	}
 	if o.Status == Succeeded && len(o.PendingToolCallIDs) == 0 {
 		o.PendingToolCallIDs = nil
@@ -384,4 +385,19 @@ func patchJSON(p agui.JSONPatch) string {
 		return string(b)
 	}
 	return indent(ev.Delta)
+}
+
+// cloneInterrupts copies interrupts, pointed-to strings and raw JSON
+// included: the event they came from may be reused by its producer.
+func cloneInterrupts(in []agui.Interrupt) []agui.Interrupt {
+	if in == nil {
+		return nil
+	}
+	out := make([]agui.Interrupt, len(in))
+	for i, x := range in {
+		x.Message, x.ToolCallID, x.ExpiresAt, x.SubagentRunID = cp(x.Message), cp(x.ToolCallID), cp(x.ExpiresAt), cp(x.SubagentRunID)
+		x.ResponseSchema, x.Metadata = bytes.Clone(x.ResponseSchema), bytes.Clone(x.Metadata)
+		out[i] = x
+	}
+	return out
 }

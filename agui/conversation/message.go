@@ -120,39 +120,69 @@ func setEncryptedValue(m agui.Message, v string) bool {
 	return true
 }
 
-// cloneMessage copies a message so that the copy can be handed out (or taken
-// in) without sharing anything the reducer changes later. Raw JSON members
-// and content parts are shared: the reducer replaces them, never edits them.
+// cloneMessage copies a message, pointed-to strings and tool calls
+// included, so that the copy can be handed out (or taken in from an event a
+// producer may reuse) without sharing anything either side changes later.
+// Raw JSON members and content parts are shared: the reducer replaces them,
+// never edits them in place.
 func cloneMessage(m agui.Message) agui.Message {
 	switch m := m.(type) {
 	case *agui.DeveloperMessage:
 		c := *m
+		c.Name, c.EncryptedValue, c.SubagentRunID = cp(m.Name), cp(m.EncryptedValue), cp(m.SubagentRunID)
 		return &c
 	case *agui.SystemMessage:
 		c := *m
+		c.Name, c.EncryptedValue, c.SubagentRunID = cp(m.Name), cp(m.EncryptedValue), cp(m.SubagentRunID)
 		return &c
 	case *agui.AssistantMessage:
 		c := *m
-		if c.Content != nil {
-			s := *c.Content
-			c.Content = &s
+		c.Content, c.Name, c.EncryptedValue, c.SubagentRunID = cp(m.Content), cp(m.Name), cp(m.EncryptedValue), cp(m.SubagentRunID)
+		if m.ToolCalls != nil {
+			c.ToolCalls = make([]agui.ToolCall, len(m.ToolCalls))
+			for i, tc := range m.ToolCalls {
+				tc.EncryptedValue = cp(tc.EncryptedValue)
+				c.ToolCalls[i] = tc
+			}
 		}
-		c.ToolCalls = slices.Clone(m.ToolCalls)
 		return &c
 	case *agui.UserMessage:
 		c := *m
+		c.Content = cloneContent(m.Content)
+		c.Name, c.EncryptedValue, c.SubagentRunID = cp(m.Name), cp(m.EncryptedValue), cp(m.SubagentRunID)
 		return &c
 	case *agui.ToolMessage:
 		c := *m
+		c.Content = cloneContent(m.Content)
+		c.Error, c.EncryptedValue, c.SubagentRunID = cp(m.Error), cp(m.EncryptedValue), cp(m.SubagentRunID)
 		return &c
 	case *agui.ActivityMessage:
 		c := *m
+		c.SubagentRunID = cp(m.SubagentRunID)
 		return &c
 	case *agui.ReasoningMessage:
 		c := *m
+		c.EncryptedValue, c.SubagentRunID = cp(m.EncryptedValue), cp(m.SubagentRunID)
 		return &c
 	}
 	return m
+}
+
+// cp copies a pointed-to string.
+func cp(p *string) *string {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// cloneContent copies the list of parts (the parts themselves are shared).
+func cloneContent(c agui.Content) agui.Content {
+	if parts, ok := c.Parts(); ok {
+		return agui.PartsContent(slices.Clone(parts)...)
+	}
+	return c
 }
 
 func roleOf(m agui.Message) agui.Role {
@@ -185,12 +215,12 @@ func newTextMessage(ev *agui.TextMessageStart) agui.Message {
 	}
 	switch role {
 	case agui.TextMessageRoleDeveloper:
-		return &agui.DeveloperMessage{ID: ev.MessageID, Name: ev.Name, SubagentRunID: ev.SubagentRunID}
+		return &agui.DeveloperMessage{ID: ev.MessageID, Name: cp(ev.Name), SubagentRunID: cp(ev.SubagentRunID)}
 	case agui.TextMessageRoleSystem:
-		return &agui.SystemMessage{ID: ev.MessageID, Name: ev.Name, SubagentRunID: ev.SubagentRunID}
+		return &agui.SystemMessage{ID: ev.MessageID, Name: cp(ev.Name), SubagentRunID: cp(ev.SubagentRunID)}
 	case agui.TextMessageRoleUser:
-		return &agui.UserMessage{ID: ev.MessageID, Content: agui.TextContent(""), Name: ev.Name, SubagentRunID: ev.SubagentRunID}
+		return &agui.UserMessage{ID: ev.MessageID, Content: agui.TextContent(""), Name: cp(ev.Name), SubagentRunID: cp(ev.SubagentRunID)}
 	case agui.TextMessageRoleAssistant:
 	}
-	return &agui.AssistantMessage{ID: ev.MessageID, Content: &empty, Name: ev.Name, SubagentRunID: ev.SubagentRunID}
+	return &agui.AssistantMessage{ID: ev.MessageID, Content: &empty, Name: cp(ev.Name), SubagentRunID: cp(ev.SubagentRunID)}
 }

@@ -55,5 +55,7 @@ type Outcome struct {
 	Usage []agui.TokenUsage
 }
 
-// Outcome returns how the last run ended (or that it has not).
+// Outcome returns how the last run ended (or that it has not). Its slices
+// and pointers are shared with the conversation until the next terminal
+// event replaces them; treat them as read-only.
 func (c *Conversation) Outcome() Outcome { return c.outcome }

@@ -107,7 +107,7 @@ func (c *Conversation) messagesSnapshot(ev *agui.MessagesSnapshot) {
 func (c *Conversation) activitySnapshot(ws []Warning, ev *agui.ActivitySnapshot) []Warning {
 	replace := ev.Replace == nil || *ev.Replace
 	fresh := func() *agui.ActivityMessage {
-		return &agui.ActivityMessage{ID: ev.MessageID, ActivityType: ev.ActivityType, Content: bytes.Clone(ev.Content), SubagentRunID: ev.SubagentRunID}
+		return &agui.ActivityMessage{ID: ev.MessageID, ActivityType: ev.ActivityType, Content: bytes.Clone(ev.Content), SubagentRunID: cp(ev.SubagentRunID)}
 	}
 	var target agui.Message
 	switch e := c.byID[ev.MessageID]; {
@@ -116,7 +116,7 @@ func (c *Conversation) activitySnapshot(ws []Warning, ev *agui.ActivitySnapshot)
 	case roleOf(e.msg) == agui.RoleActivity:
 		am := e.msg.(*agui.ActivityMessage)
 		if replace { // the accumulated metadata stays
-			am.ActivityType, am.Content, am.SubagentRunID = ev.ActivityType, bytes.Clone(ev.Content), ev.SubagentRunID
+			am.ActivityType, am.Content, am.SubagentRunID = ev.ActivityType, bytes.Clone(ev.Content), cp(ev.SubagentRunID)
 		}
 		target = am
 	case replace:

@@ -3,7 +3,6 @@ package conversation
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 
 	"github.com/agui-go/sdk/agui"
 )
@@ -45,7 +44,7 @@ func (c *Conversation) State() json.RawMessage { return bytes.Clone(c.state) }
 // Interrupts returns the pending interrupts: those of the last RUN_FINISHED
 // when its outcome was an interrupt, else none. The next run must answer
 // every one of them (see NextInput).
-func (c *Conversation) Interrupts() []agui.Interrupt { return slices.Clone(c.interrupts) }
+func (c *Conversation) Interrupts() []agui.Interrupt { return cloneInterrupts(c.interrupts) }
 
 // ThreadID is the thread of the last run seen or asked for ("" before any).
 func (c *Conversation) ThreadID() string { return c.thread }
