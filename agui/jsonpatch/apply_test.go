@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
@@ -186,5 +190,51 @@ func TestErrorMessage(t *testing.T) {
 	const want = `jsonpatch: operation 1 (move "/b" from "/a/x"): from does not exist: no "x" at "/a"`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v\nwant %s", err, want)
+	}
+}
+
+// TestApplyLargeObject runs objects past the size where members get an index
+// by name through adds, removes, replaces and moves.
+func TestApplyLargeObject(t *testing.T) {
+	var doc bytes.Buffer
+	want := map[string]any{}
+	doc.WriteByte('{')
+	for i := range 40 {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		k := "k" + strconv.Itoa(i)
+		fmt.Fprintf(&doc, "%q:%d", k, i)
+		want[k] = float64(i)
+	}
+	doc.WriteByte('}')
+	var ops []string
+	for i := 0; i < 40; i += 3 {
+		k := "k" + strconv.Itoa(i)
+		ops = append(ops, fmt.Sprintf(`{"op":"remove","path":"/%s"}`, k))
+		delete(want, k)
+	}
+	for i := 1; i < 40; i += 3 {
+		k := "k" + strconv.Itoa(i)
+		ops = append(ops, fmt.Sprintf(`{"op":"replace","path":"/%s","value":"r"}`, k))
+		want[k] = "r"
+	}
+	ops = append(ops, `{"op":"add","path":"/new","value":[1]}`, `{"op":"move","from":"/k2","path":"/moved"}`, `{"op":"test","path":"/k1","value":"r"}`)
+	want["new"] = []any{float64(1)}
+	want["moved"] = want["k2"]
+	delete(want, "k2")
+	got, err := jsonpatch.Apply(doc.Bytes(), patchOf(t, "["+strings.Join(ops, ",")+"]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var have map[string]any
+	if err := json.Unmarshal(got, &have); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(have, want) {
+		t.Fatalf("got %s", got)
+	}
+	if !strings.HasSuffix(string(got), `"new":[1],"moved":2}`) {
+		t.Fatalf("member order: %s", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
@@ -40,4 +41,41 @@ func FuzzApply(f *testing.F) {
 			t.Fatalf("invalid result %q", got)
 		}
 	})
+}
+
+// FuzzDocument holds Apply's own JSON reader to encoding/json: with an empty
+// patch, a document is accepted exactly when json.Valid accepts it, and what
+// comes out reads, through encoding/json, as the same value as what went in.
+func FuzzDocument(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,-0,"x\u00e9\ud83d\ude00"],"b":{"":null},"a":true}`, `"\ud800"`, `[1,]`, `01`, "\"\xff\"", ` {} `, `{"0":1,"b":2,"1":3}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if len(doc) == 0 {
+			return
+		}
+		got, err := jsonpatch.Apply(doc, agui.JSONPatch{})
+		if (err == nil) != json.Valid(doc) {
+			t.Fatalf("Apply says %v, json.Valid says %v", err, json.Valid(doc))
+		}
+		if err != nil {
+			return
+		}
+		var want, have any
+		if err := unmarshalNumbers(doc, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := unmarshalNumbers(got, &have); err != nil {
+			t.Fatalf("output %q: %v", got, err)
+		}
+		if !reflect.DeepEqual(want, have) {
+			t.Fatalf("in  %q\nout %q", doc, got)
+		}
+	})
+}
+
+func unmarshalNumbers(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	return d.Decode(v)
 }

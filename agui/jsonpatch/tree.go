@@ -1,10 +1,7 @@
 package jsonpatch
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -19,28 +16,80 @@ import (
 // reference client keeps its state). A node is one of nil (null), bool,
 // json.Number, string, []any and *object.
 
-// object is a JSON object that keeps its member order; vals answers lookups.
+// object is a JSON object that keeps its member order. Small objects, the
+// usual case, are searched linearly; an index by name is built once an
+// object grows past indexFrom members.
 type object struct {
 	keys []string
-	vals map[string]any
+	vals []any
+	idx  map[string]int // nil while small
 }
 
+const indexFrom = 16
+
 func newObject(n int) *object {
-	return &object{keys: make([]string, 0, n), vals: make(map[string]any, n)}
+	return &object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
+}
+
+func (o *object) find(k string) int {
+	if o.idx != nil {
+		if i, ok := o.idx[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, x := range o.keys {
+		if x == k {
+			return i
+		}
+	}
+	return -1
 }
 
 func (o *object) get(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
+	if i := o.find(k); i >= 0 {
+		return o.vals[i], true
+	}
+	return nil, false
 }
 
 // set replaces the member k in place, or appends it.
 func (o *object) set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
+	if i := o.find(k); i >= 0 {
+		o.vals[i] = v
+		return
 	}
-	o.vals[k] = v
+	o.keys = append(o.keys, k)
+	o.vals = append(o.vals, v)
+	if o.idx != nil {
+		o.idx[k] = len(o.keys) - 1
+	} else if len(o.keys) > indexFrom {
+		o.reindex()
+	}
 }
+
+func (o *object) remove(k string) {
+	i := o.find(k)
+	if i < 0 {
+		return
+	}
+	o.keys = slices.Delete(o.keys, i, i+1)
+	o.vals = slices.Delete(o.vals, i, i+1)
+	if o.idx != nil {
+		o.reindex()
+	}
+}
+
+func (o *object) reindex() {
+	o.idx = make(map[string]int, len(o.keys))
+	for i, k := range o.keys {
+		o.idx[k] = i
+	}
+}
+
+// maxDepth bounds nesting so that a hostile document cannot exhaust the
+// stack; encoding/json has the same limit.
+const maxDepth = 10000
 
 // ordered returns the keys in the order JavaScript enumerates an object's
 // members, which is the order JSON.stringify writes them in the reference
@@ -93,85 +142,25 @@ func isIndexKey(k string) bool {
 	return n < 1<<32-1
 }
 
-func (o *object) remove(k string) {
-	delete(o.vals, k)
-	if i := slices.Index(o.keys, k); i >= 0 {
-		o.keys = slices.Delete(o.keys, i, i+1)
-	}
-}
 
-// maxDepth bounds nesting so that a hostile document cannot exhaust the
-// stack; encoding/json has the same limit.
-const maxDepth = 10000
 
-var errTooDeep = errors.New("exceeded max depth")
 
 // decode parses one JSON document. Empty input (a nil json.RawMessage) is
 // null, as an absent operation value encodes.
 func decode(raw []byte) (any, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		if raw == nil {
-			return nil, nil
-		}
-		return nil, io.ErrUnexpectedEOF
+	if raw == nil {
+		return nil, nil
 	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	v, err := decodeValue(d, 0)
+	p := parser{b: raw}
+	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, errors.New("invalid JSON: data after the document")
+	p.space()
+	if p.i != len(p.b) {
+		return nil, p.fail("data after the document")
 	}
 	return v, nil
-}
-
-func decodeValue(d *json.Decoder, depth int) (any, error) {
-	if depth > maxDepth {
-		return nil, errTooDeep
-	}
-	tok, err := d.Token()
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := newObject(4)
-			for d.More() {
-				kt, err := d.Token()
-				if err != nil {
-					return nil, err
-				}
-				v, err := decodeValue(d, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				o.set(kt.(string), v) // a repeated key: the last one wins, as in JSON.parse
-			}
-			_, err := d.Token()
-			return o, err
-		case '[':
-			a := []any{}
-			for d.More() {
-				v, err := decodeValue(d, depth+1)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := d.Token()
-			return a, err
-		}
-		return nil, errors.New("invalid JSON: unexpected " + t.String())
-	default:
-		return t, nil // nil, bool, json.Number, string
-	}
 }
 
 // encode appends the compact JSON form of v.
@@ -196,13 +185,19 @@ func encode(dst []byte, v any) []byte {
 		return append(dst, ']')
 	case *object:
 		dst = append(dst, '{')
-		for i, k := range v.ordered() {
+		keys := v.ordered()
+		for i, k := range keys {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
 			dst = appendString(dst, k)
 			dst = append(dst, ':')
-			dst = encode(dst, v.vals[k])
+			if len(keys) > 0 && &keys[0] == &v.keys[0] {
+				dst = encode(dst, v.vals[i]) // insertion order: values line up
+			} else {
+				val, _ := v.get(k)
+				dst = encode(dst, val)
+			}
 		}
 		return append(dst, '}')
 	}
@@ -266,8 +261,12 @@ func clone(v any) any {
 		return c
 	case *object:
 		c := newObject(len(v.keys))
-		for _, k := range v.keys {
-			c.set(k, clone(v.vals[k]))
+		c.keys = append(c.keys, v.keys...)
+		for _, x := range v.vals {
+			c.vals = append(c.vals, clone(x))
+		}
+		if v.idx != nil {
+			c.reindex()
 		}
 		return c
 	}
@@ -314,9 +313,9 @@ func equal(a, b any) bool {
 		if !ok || len(a.keys) != len(bv.keys) {
 			return false
 		}
-		for _, k := range a.keys {
-			y, ok := bv.vals[k]
-			if !ok || !equal(a.vals[k], y) {
+		for i, k := range a.keys {
+			y, ok := bv.get(k)
+			if !ok || !equal(a.vals[i], y) {
 				return false
 			}
 		}
