@@ -142,9 +142,6 @@ func isIndexKey(k string) bool {
 	return n < 1<<32-1
 }
 
-
-
-
 // decode parses one JSON document. Empty input (a nil json.RawMessage) is
 // null, as an absent operation value encodes.
 func decode(raw []byte) (any, error) {
