@@ -74,7 +74,12 @@
 // and applies the version shims of older peers to that input itself.
 // [Conversation.NewMessages] is the run's newMessages.
 //
-// Deliberate differences from the reference, all where it produces
-// duplicates or JavaScript-specific results: none in this package's
-// observable behaviour beyond those of [jsonpatch.Apply].
+// Differences from the reference: a message or tool call is copied when
+// it is kept or handed out, where the reference sometimes shares one object
+// between two places (a MESSAGES_SNAPSHOT over duplicate local ids); and the
+// JSON Patch departures listed in package jsonpatch. internal/interop
+// (TestReducerParity) runs random event sequences through both reducers and
+// requires the same messages, state, pending interrupts and warnings.
+//
+// A Conversation is not safe for concurrent use.
 package conversation

@@ -18,15 +18,24 @@
 //     the root leaves null.
 //
 // It also follows the reference where the reference departs from RFC 6902:
-// a move or copy to an array index past the end appends (the RFC says fail).
-// Two departures of the reference are not followed, because they are
-// accidents of JavaScript objects rather than rules: an array index with a
-// leading zero or an empty one ("/list/01", "/list/"), which the reference
-// reads as a number for add, move, copy and test but not for remove and
-// replace, is refused here as RFC 6901 says; and members inherited from
-// JavaScript's Object.prototype ("toString", "constructor"), which the
-// reference sees on every object, do not exist here unless the document has
-// them.
+// a move or copy to an array index past the end appends (the RFC says fail),
+// a move onto itself still moves the member to the end of its object, and
+// objects are written in the order JavaScript keeps their members (keys that
+// are array indices first, in numeric order; then the others as inserted).
+// internal/interop holds this against the reference itself
+// (TestReducerParity: random state deltas through @ag-ui/client's reducer,
+// compared byte for byte).
+//
+// Not followed are the reference's accidents of JavaScript, where it reads
+// a document in a way no JSON rule gives: an empty array index or one with a
+// leading zero ("/list/", "/list/01"), which it reads as a number for add,
+// move, copy and test but not for remove and replace, is refused here as RFC
+// 6901 says; members inherited from Object.prototype ("toString",
+// "constructor") do not exist here unless the document has them; a path into
+// a string, number, boolean or null, which the reference silently ignores
+// (or, for a falsy document, does not even validate), fails here; and a move
+// from the root into the document, which leaves the reference with a
+// document containing itself, fails as a move into its own child.
 //
 // [Diff] is the other direction, what a producer needs to send deltas: a
 // small, always-correct diff that never writes move or copy. [DiffValues]
