@@ -55,12 +55,8 @@ func (c *Conversation) messagesSnapshot(ev *agui.MessagesSnapshot) {
 			continue
 		}
 		snap[messageID(m)] = m // a repeated id: the last one wins, as in a Map
-		switch roleOf(m) {
-		case agui.RoleActivity:
-			hasActivity = true
-		case agui.RoleReasoning:
-			hasReasoning = true
-		}
+		hasActivity = hasActivity || roleOf(m) == agui.RoleActivity
+		hasReasoning = hasReasoning || roleOf(m) == agui.RoleReasoning
 	}
 	auth := authorityOf(ev.Metadata)
 	preserved := func(m agui.Message) bool {
@@ -75,6 +71,8 @@ func (c *Conversation) messagesSnapshot(ev *agui.MessagesSnapshot) {
 			return !hasActivity
 		case *agui.ReasoningMessage:
 			return !hasReasoning
+		case *agui.DeveloperMessage, *agui.SystemMessage, *agui.AssistantMessage, *agui.UserMessage, *agui.ToolMessage:
+			// The conversation's own messages: the snapshot speaks for them.
 		}
 		return false
 	}
