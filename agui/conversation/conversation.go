@@ -50,7 +50,9 @@ type Conversation struct {
 }
 
 // New returns a conversation holding messages (copied; activity messages
-// included) and state (copied; nil means {}, the protocol's default).
+// included) and state (copied; nil means {}, the protocol's default). The
+// state is taken as given: it should be one JSON document, and a delta
+// applied to anything else fails with a StatePatchFailed warning.
 func New(messages []agui.Message, state json.RawMessage) *Conversation {
 	c := &Conversation{
 		byID:     make(map[string]*entry, len(messages)),

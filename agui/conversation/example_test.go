@@ -52,3 +52,29 @@ func Example() {
 	// {"answered":2} succeeded
 	// t1 r2 2
 }
+
+// An interrupted run, then the resume: NextInput refuses a resume that
+// leaves an interrupt unanswered, and accepts one that answers them all.
+func ExampleConversation_NextInput() {
+	conv := conversation.New(nil, nil)
+	conv.Apply(&agui.RunStarted{ThreadID: "t1", RunID: "r1"})
+	conv.Apply(&agui.RunFinished{ThreadID: "t1", RunID: "r1", Outcome: &agui.RunFinishedInterruptOutcome{
+		Interrupts: []agui.Interrupt{{ID: "approve-1", Reason: "approval"}, {ID: "approve-2", Reason: "approval"}},
+	}})
+	fmt.Println(conv.Outcome().Status, len(conv.Interrupts()))
+
+	_, err := conv.NextInput(conversation.InputOptions{Resume: []agui.ResumeEntry{
+		{InterruptID: "approve-1", Status: agui.ResumeStatusResolved, Payload: []byte(`{"ok":true}`)},
+	}})
+	fmt.Println(err)
+
+	in, err := conv.NextInput(conversation.InputOptions{RunID: "r2", Resume: []agui.ResumeEntry{
+		{InterruptID: "approve-1", Status: agui.ResumeStatusResolved, Payload: []byte(`{"ok":true}`)},
+		{InterruptID: "approve-2", Status: agui.ResumeStatusCancelled},
+	}})
+	fmt.Println(in.ThreadID, in.RunID, len(in.Resume), err)
+	// Output:
+	// interrupted 2
+	// Thread has 1 pending interrupt(s) not addressed by resume: approve-2
+	// t1 r2 2 <nil>
+}
