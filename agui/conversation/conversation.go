@@ -78,6 +78,7 @@ func New(messages []agui.Message, state json.RawMessage) *Conversation {
 // verified (package verify): the reducer tolerates what the reference
 // tolerates, and a chunk event is ignored with an UnexpandedChunk warning.
 func (c *Conversation) Apply(ev agui.Event) []Warning {
+	c.init()
 	var ws []Warning
 	switch ev := ev.(type) {
 	case *agui.TextMessageStart:
@@ -175,6 +176,22 @@ func (c *Conversation) Apply(ev agui.Event) []Warning {
 		// messages, from the subagentRunId of the events that create them.
 	}
 	return ws
+}
+
+// init makes the zero Conversation usable: empty, with state {}.
+func (c *Conversation) init() {
+	if c.byID != nil {
+		return
+	}
+	c.byID = make(map[string]*entry)
+	c.calls = make(map[string]*call)
+	c.answered = make(map[string]struct{})
+	if c.state == nil {
+		c.state = json.RawMessage(`{}`)
+	}
+	if c.before == nil {
+		c.before = c.ids()
+	}
 }
 
 // push appends an entry and indexes it.

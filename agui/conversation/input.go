@@ -51,6 +51,7 @@ type InputOptions struct {
 //
 // NextInput marks the run boundary for NewMessages.
 func (c *Conversation) NextInput(opts InputOptions) (*agui.RunAgentInput, error) {
+	c.init()
 	thread := opts.ThreadID
 	if thread == "" {
 		thread = c.thread

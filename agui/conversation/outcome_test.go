@@ -239,3 +239,20 @@ func TestMessagesAreCopies(t *testing.T) {
 		t.Fatal("State shares its buffer")
 	}
 }
+
+// The zero Conversation is an empty one.
+func TestZeroConversation(t *testing.T) {
+	var c conversation.Conversation
+	if string(c.State()) != "{}" || len(c.Messages()) != 0 || len(c.NewMessages()) != 0 {
+		t.Fatalf("zero value: %s %v", c.State(), c.Messages())
+	}
+	apply(t, &c, events(t, `{"type":"TEXT_MESSAGE_START","messageId":"m"}
+		{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1}]}`))
+	if len(c.Messages()) != 1 || string(c.State()) != `{"a":1}` || len(c.NewMessages()) != 1 {
+		t.Fatalf("after events: %s %v", c.State(), c.Messages())
+	}
+	in, err := (&conversation.Conversation{}).NextInput(conversation.InputOptions{ThreadID: "t"})
+	if err != nil || in.ThreadID != "t" || string(in.State) != "{}" {
+		t.Fatalf("%+v %v", in, err)
+	}
+}

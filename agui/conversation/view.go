@@ -39,7 +39,12 @@ func (c *Conversation) NewMessages() []agui.Message {
 
 // State returns a copy of the current state, a JSON document ({} unless a
 // snapshot or a delta said otherwise; a snapshot may make it null).
-func (c *Conversation) State() json.RawMessage { return bytes.Clone(c.state) }
+func (c *Conversation) State() json.RawMessage {
+	if c.state == nil {
+		return json.RawMessage(`{}`)
+	}
+	return bytes.Clone(c.state)
+}
 
 // Interrupts returns the pending interrupts: those of the last RUN_FINISHED
 // when its outcome was an interrupt, else none. The next run must answer
