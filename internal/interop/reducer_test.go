@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -33,7 +34,12 @@ type reducerResult struct {
 	State             json.RawMessage `json:"state"`
 	Warnings          []string        `json:"warnings"`
 	PendingInterrupts []any           `json:"pendingInterrupts"`
-	Error             string          `json:"error"`
+	Finished          *struct {
+		Outcome            string          `json:"outcome"`
+		PendingToolCallIDs []string        `json:"pendingToolCallIds"`
+		Result             json.RawMessage `json:"result"`
+	} `json:"finished"`
+	Error string `json:"error"`
 }
 
 // reducerGen draws reducer inputs from small pools of ids, so that events
@@ -346,7 +352,7 @@ func TestReducerParity(t *testing.T) {
 		c.Events = encodeAll(t, c.events)
 	}
 	results := referenceReduce(t, cases)
-	failures, skipped := 0, 0
+	failures, skipped, outcomes := 0, 0, 0
 	for i, c := range cases {
 		ref := results[i]
 		if ref.Error != "" {
@@ -401,6 +407,17 @@ func TestReducerParity(t *testing.T) {
 		if !reflect.DeepEqual(normInterrupts(interrupts), refInterrupts) {
 			diffs = append(diffs, "interrupts\n  go  "+string(mustMarshal(t, interrupts))+"\n  ref "+string(mustMarshal(t, ref.PendingInterrupts)))
 		}
+		// What the last RUN_FINISHED reported, when it is the last run event
+		// (after a later RUN_STARTED or RUN_ERROR the Go outcome is that
+		// run's).
+		o := conv.Outcome()
+		if f := ref.Finished; f != nil && (o.Status == conversation.Succeeded || o.Status == conversation.Interrupted || o.Status == conversation.Cancelled) {
+			outcomes++
+			want := map[string]conversation.Status{"success": conversation.Succeeded, "interrupt": conversation.Interrupted, "cancelled": conversation.Cancelled}[f.Outcome]
+			if o.Status != want || !slices.Equal(o.PendingToolCallIDs, f.PendingToolCallIDs) {
+				diffs = append(diffs, fmt.Sprintf("outcome\n  go  %v %q\n  ref %s %q", o.Status, o.PendingToolCallIDs, f.Outcome, f.PendingToolCallIDs))
+			}
+		}
 		if len(diffs) > 0 {
 			failures++
 			t.Errorf("case %d differs:\nhistory %s\nstate   %s\nevents\n  %s\n%s", i, mustMarshal(t, c.Messages), c.State, joinRaw(c.Events), strings.Join(diffs, "\n"))
@@ -409,7 +426,7 @@ func TestReducerParity(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d cases; messages not compared in %d (a snapshot over duplicate ids)", len(cases), skipped)
+	t.Logf("%d cases, %d with a RUN_FINISHED outcome compared; messages not compared in %d (a snapshot over duplicate ids)", len(cases), outcomes, skipped)
 	if skipped > len(cases)/20 {
 		t.Errorf("too many cases skipped: %d", skipped)
 	}

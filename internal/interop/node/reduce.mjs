@@ -1,8 +1,11 @@
 // Reads one case per line on stdin, {"messages":[...],"state":...,"events":[...]},
 // and writes one line per case with what the reference client's reducer
-// (@ag-ui/client 1.0.0 defaultApplyEvents, no subscribers) ends with:
-// {"messages":[...],"state":...,"warnings":[...]} or {"error":"..."} when it
-// throws. The events are applied as given: no chunk expansion, no verification.
+// (@ag-ui/client 1.0.0 defaultApplyEvents, with one subscriber that only
+// watches) ends with: {"messages":[...],"state":...,"warnings":[...],
+// "pendingInterrupts":[...],"finished":{outcome,pendingToolCallIds,result}}
+// (finished: what the last RUN_FINISHED reported to subscribers, or null),
+// or {"error":"..."} when it throws. The events are applied as given: no
+// chunk expansion, no verification.
 import { defaultApplyEvents } from "@ag-ui/client";
 import { from } from "rxjs";
 import { createInterface } from "node:readline";
@@ -16,9 +19,16 @@ async function reduceAll(c) {
   const input = { threadId: "t", runId: "r", messages: structuredClone(c.messages), state: structuredClone(c.state), tools: [], context: [] };
   let messages = agent.messages;
   let state = agent.state;
+  let finished = null;
   try {
     await new Promise((resolve, reject) => {
-      defaultApplyEvents(input, from(c.events), agent, []).subscribe({
+      // A subscriber that only watches: what RUN_FINISHED reports.
+      const watcher = {
+        onRunFinishedEvent: (p) => {
+          finished = { outcome: p.outcome, pendingToolCallIds: p.pendingToolCallIds ?? null, result: p.result ?? null };
+        },
+      };
+      defaultApplyEvents(input, from(c.events), agent, [watcher]).subscribe({
         next: (m) => {
           if (m.messages !== undefined) messages = m.messages;
           if (m.state !== undefined) state = m.state;
@@ -30,7 +40,7 @@ async function reduceAll(c) {
   } catch (err) {
     return { error: String(err?.message ?? err) };
   }
-  return { messages, state, warnings, pendingInterrupts: agent.pendingInterrupts };
+  return { messages, state, warnings, pendingInterrupts: agent.pendingInterrupts, finished };
 }
 
 const rl = createInterface({ input: process.stdin, crlfDelay: Infinity });
