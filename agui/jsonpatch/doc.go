@@ -31,9 +31,9 @@
 // leading zero ("/list/", "/list/01"), which it reads as a number for add,
 // move, copy and test but not for remove and replace, is refused here as RFC
 // 6901 says; members inherited from Object.prototype ("toString",
-// "constructor") do not exist here unless the document has them; a path into
-// a string, number, boolean or null, which the reference silently ignores
-// (or, for a falsy document, does not even validate), fails here; and a move
+// "constructor") do not exist here unless the document has them; a change inside
+// a string, number or boolean, which the reference silently ignores (for a
+// falsy document it does not even validate the patch), fails here; and a move
 // from the root into the document, which leaves the reference with a
 // document containing itself, fails as a move into its own child.
 //
