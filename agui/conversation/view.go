@@ -9,8 +9,8 @@ import (
 
 // Messages returns the conversation's messages, in order. They are copies:
 // later events do not change them, and changing them does not change the
-// conversation (raw JSON members, content parts and pointed-to strings are
-// shared and must be treated as read-only). Copying costs time in the size
+// conversation (raw JSON members and content parts are shared and must be
+// treated as read-only). Copying costs time in the size
 // of the conversation, so a UI that shows text as it streams should render
 // the delta events and take Messages when it needs the list, not after
 // every delta.
