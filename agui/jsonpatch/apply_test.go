@@ -23,9 +23,9 @@ type applyCase struct {
 	index int            // the failing operation
 }
 
-// rfcAppendixA holds the examples of RFC 6902, appendix A. A.13 (a
-// duplicated "op" member) is resolved the way JSON.parse resolves it, the
-// last member winning, which turns it into a remove of a missing member.
+// rfcAppendixA holds the examples of RFC 6902, appendix A, but A.13, which
+// TestRFCAppendixA13 covers: it is an invalid patch document, refused before
+// any applier sees it.
 var rfcAppendixA = []applyCase{
 	{name: "A.1 adding an object member", doc: `{"foo":"bar"}`, patch: `[{"op":"add","path":"/baz","value":"qux"}]`, want: `{"baz":"qux","foo":"bar"}`},
 	{name: "A.2 adding an array element", doc: `{"foo":["bar","baz"]}`, patch: `[{"op":"add","path":"/foo/1","value":"qux"}]`, want: `{"foo":["bar","qux","baz"]}`},
@@ -236,5 +236,16 @@ func TestApplyLargeObject(t *testing.T) {
 	}
 	if !strings.HasSuffix(string(got), `"new":[1],"moved":2}`) {
 		t.Fatalf("member order: %s", got)
+	}
+}
+
+// TestRFCAppendixA13: a patch operation with two "op" members is an invalid
+// JSON Patch document (RFC 6902, A.13); the protocol decoder refuses it, so
+// Apply never receives one.
+func TestRFCAppendixA13(t *testing.T) {
+	_, err := agui.DecodeEvent([]byte(`{"type":"STATE_DELTA","delta":[{"op":"add","path":"/baz","value":"qux","op":"remove"}]}`))
+	var de *agui.DecodeError
+	if !errors.As(err, &de) {
+		t.Fatalf("decoded: %v", err)
 	}
 }
