@@ -1,0 +1,292 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"slices"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/sse"
+)
+
+// DefaultMaxFrame is the largest SSE frame a Client accepts unless told
+// otherwise: 10 MiB, the reference client's limit.
+const DefaultMaxFrame = sse.DefaultMaxFrame
+
+// protoMediaType is the protobuf binding's media type. This client asks for
+// SSE; a server that answers in protobuf anyway is refused with a clear
+// error rather than parsed as text.
+const protoMediaType = "application/vnd.ag-ui.event+proto"
+
+// Client runs an AG-UI agent at one URL. It is safe for concurrent use; each
+// run has its own request and pipeline.
+type Client struct {
+	url       string
+	http      *http.Client
+	header    http.Header
+	maxFrame  int
+	maxVer    string
+	era       era
+	onWarning func(Warning)
+}
+
+// Option configures a Client.
+type Option func(*Client) error
+
+// WithHTTPClient makes the client send its requests with hc (timeouts,
+// transport, cookies are the caller's). The default is http.DefaultClient.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) error {
+		if hc == nil {
+			return errors.New("agui client: nil *http.Client")
+		}
+		c.http = hc
+		return nil
+	}
+}
+
+// WithHeader adds a header sent with every request. Content-Type and Accept
+// are the client's own and cannot be overridden.
+func WithHeader(key, value string) Option {
+	return func(c *Client) error { c.header.Add(key, value); return nil }
+}
+
+// WithMaxFrame sets the largest SSE frame accepted, in bytes of data; a
+// larger one fails the run.
+func WithMaxFrame(n int) Option {
+	return func(c *Client) error {
+		if n <= 0 {
+			return fmt.Errorf("agui client: frame limit %d is not positive", n)
+		}
+		c.maxFrame = n
+		return nil
+	}
+}
+
+// WithMaxProtocolVersion declares the newest protocol version the agent
+// speaks (default 1.0.0). Below 1.0 the input does not declare
+// protocolVersion; at 0.0.57 or older subagents are removed in both
+// directions; at 0.0.39 or older content parts are flattened to text. Each
+// loss is reported as a WarnEra warning.
+func WithMaxProtocolVersion(v string) Option {
+	return func(c *Client) error {
+		ver, err := parseVersion(v)
+		if err != nil {
+			return err
+		}
+		c.maxVer, c.era = v, eraOf(ver)
+		return nil
+	}
+}
+
+// WithWarnings sets a function called with every warning of every run, in
+// order, on the goroutine that consumes the run. LogWarnings adapts a
+// *slog.Logger.
+func WithWarnings(f func(Warning)) Option {
+	return func(c *Client) error { c.onWarning = f; return nil }
+}
+
+// New returns a Client for the agent at url.
+func New(url string, opts ...Option) (*Client, error) {
+	c := &Client{
+		url:      url,
+		http:     http.DefaultClient,
+		header:   make(http.Header),
+		maxFrame: DefaultMaxFrame,
+		maxVer:   defaultMaxVersion,
+		era:      eraOf(v1_0),
+	}
+	for _, o := range opts {
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// RunOption configures one run.
+type RunOption func(*runConfig)
+
+type runConfig struct {
+	header http.Header
+	warn   []func(Warning)
+}
+
+// RunHeader adds a header to this run's request only.
+func RunHeader(key, value string) RunOption {
+	return func(r *runConfig) {
+		if r.header == nil {
+			r.header = make(http.Header)
+		}
+		r.header.Add(key, value)
+	}
+}
+
+// RunWarnings adds a function called with each warning of this run.
+func RunWarnings(f func(Warning)) RunOption {
+	return func(r *runConfig) { r.warn = append(r.warn, f) }
+}
+
+// HTTPError is a non-2xx answer. Code and Message are filled in when the
+// body is the JSON error body {"error":{"code","message"}}; Body holds the
+// first bytes of any body.
+type HTTPError struct {
+	Status      int
+	ContentType string
+	Code        string
+	Message     string
+	Body        []byte
+}
+
+func (e *HTTPError) Error() string {
+	s := fmt.Sprintf("agui client: HTTP %d %s", e.Status, http.StatusText(e.Status))
+	switch {
+	case e.Code != "" || e.Message != "":
+		s += ": " + e.Code + ": " + e.Message
+	case len(e.Body) > 0:
+		s += ": " + string(bytes.TrimSpace(e.Body))
+	}
+	return s
+}
+
+// ErrUnsupportedMediaType is returned (wrapped) when the answer is in a
+// binding this client does not read (protobuf).
+var ErrUnsupportedMediaType = errors.New("agui client: unsupported response media type")
+
+// Run POSTs in to the agent and iterates over the events delivered to
+// application code: every event that survives the pipeline (see Pipeline),
+// in order. A failure (transport, HTTP status, a rejected or truncated
+// stream) is yielded once as the last pair, with a nil event; a RUN_ERROR
+// sent by the agent is an event, not a failure. Cancelling ctx, or
+// breaking out of the loop, aborts the request: the agent sees the
+// connection close.
+//
+// The input is sent as given, after the era shims of the client's
+// maxProtocolVersion; protocolVersion is declared when absent and the peer
+// is 1.0 or newer. in is not modified.
+func (c *Client) Run(ctx context.Context, in *agui.RunAgentInput, opts ...RunOption) iter.Seq2[agui.Event, error] {
+	return func(yield func(agui.Event, error) bool) {
+		var rc runConfig
+		for _, o := range opts {
+			o(&rc)
+		}
+		warn := c.warnFunc(rc.warn)
+		body, err := c.encodeInput(in, warn)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		resp, err := c.post(ctx, body, rc.header)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer resp.Body.Close()
+		p, _ := NewPipeline(PipelineWarnings(warn))
+		p.era = c.era
+		r := sse.NewReader(resp.Body)
+		r.SetMaxFrame(c.maxFrame)
+		stopped := false
+		deliver := func(ev agui.Event) bool {
+			if !yield(ev, nil) {
+				stopped = true
+			}
+			return !stopped
+		}
+		for {
+			frame, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if cerr := context.Cause(ctx); ctx.Err() != nil {
+					err = cerr
+				}
+				yield(nil, &StreamError{Index: p.frames, Err: err})
+				return
+			}
+			if err := p.Push(frame, deliver); err != nil {
+				yield(nil, err)
+				return
+			}
+			if stopped {
+				return
+			}
+		}
+		if err := p.Finish(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+func (c *Client) warnFunc(extra []func(Warning)) func(Warning) {
+	hooks := slices.Clone(extra)
+	if c.onWarning != nil {
+		hooks = append(hooks, c.onWarning)
+	}
+	return func(w Warning) {
+		for _, h := range hooks {
+			h(w)
+		}
+	}
+}
+
+// encodeInput applies the outgoing shims to a copy of in and encodes it.
+func (c *Client) encodeInput(in *agui.RunAgentInput, warn func(Warning)) ([]byte, error) {
+	if in == nil {
+		return nil, errors.New("agui client: nil input")
+	}
+	cp := *in
+	cp.Messages = slices.Clone(in.Messages)
+	if cp.ProtocolVersion == nil {
+		cp.ProtocolVersion = new(ProtocolVersion)
+	}
+	downgradeInput(&cp, c.era, func(msg string) {
+		warn(Warning{Kind: WarnEra, Index: -1, Message: msg})
+	})
+	if cp.Messages == nil {
+		cp.Messages = []agui.Message{} // required on the wire
+	}
+	body, err := cp.AppendJSON(nil)
+	if err != nil {
+		return nil, fmt.Errorf("agui client: the input cannot be encoded: %w", err)
+	}
+	return body, nil
+}
+
+func (c *Client) post(ctx context.Context, body []byte, extra http.Header) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("agui client: %w", err)
+	}
+	for k, v := range c.header {
+		req.Header[k] = slices.Clone(v)
+	}
+	for k, v := range extra {
+		req.Header[k] = append(req.Header[k], v...)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("agui client: %w", context.Cause(ctx))
+		}
+		return nil, fmt.Errorf("agui client: %w", err)
+	}
+	ct := resp.Header.Get("Content-Type")
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, readHTTPError(resp, ct)
+	}
+	if ct == protoMediaType {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: %s (this client reads text/event-stream)", ErrUnsupportedMediaType, ct)
+	}
+	return resp, nil
+}

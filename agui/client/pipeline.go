@@ -1,0 +1,214 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/chunks"
+	"github.com/agui-go/sdk/verify"
+)
+
+// Pipeline turns the frames of one response into the events application
+// code sees, in the reference client's order:
+//
+//  1. the compatibility boundary: legacy binary content parts are upgraded
+//     and retired THINKING_* events translated (legacy nulls are read as
+//     absent by the lenient decoder, with a warning);
+//  2. lenient decoding: unknown event types are dropped and unknown members
+//     stripped, each with a warning; a malformed known member is fatal;
+//  3. the era shim of a ≤ 0.0.57 peer: SUBAGENT_* events dropped with a
+//     warning and subagent tags removed;
+//  4. chunk expansion;
+//  5. client-profile verification (verify.Client).
+//
+// At the end of the body, Finish reports a run left open as an error
+// wrapping verify.ErrTruncated: a stream that stops inside a run did not
+// succeed, whatever the reference client says.
+//
+// A Pipeline is for one stream and not safe for concurrent use. Run uses
+// one per request; it is exported for programs that read frames from
+// elsewhere (a capture, another transport).
+type Pipeline struct {
+	era      era
+	warn     func(Warning)
+	index    int // of the frame being pushed
+	frames   int
+	thinking thinking
+	expander chunks.Expander
+	verifier verify.Client
+	buf      []agui.Event
+	failed   error
+}
+
+// PipelineOption configures a Pipeline.
+type PipelineOption func(*Pipeline) error
+
+// PipelineMaxProtocolVersion sets the newest protocol version the peer
+// speaks (default 1.0.0); at 0.0.57 or older the subagent shim is on.
+func PipelineMaxProtocolVersion(v string) PipelineOption {
+	return func(p *Pipeline) error {
+		ver, err := parseVersion(v)
+		if err != nil {
+			return err
+		}
+		p.era = eraOf(ver)
+		return nil
+	}
+}
+
+// PipelineWarnings sets the function that receives each warning.
+func PipelineWarnings(f func(Warning)) PipelineOption {
+	return func(p *Pipeline) error { p.warn = f; return nil }
+}
+
+// NewPipeline returns a Pipeline for one stream.
+func NewPipeline(opts ...PipelineOption) (*Pipeline, error) {
+	p := &Pipeline{era: eraOf(v1_0), warn: func(Warning) {}}
+	p.thinking.newID = newID
+	for _, o := range opts {
+		if err := o(p); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// StreamError is the failure of a stream: the frame it happened at and why.
+// Err is an *agui.DecodeError (a malformed event), a *verify.Error (an
+// ordering rule, or ErrTruncated at the end), a *chunks.Error, or a
+// transport error; errors.Is and errors.As reach it.
+type StreamError struct {
+	Index int    // 0-based frame index; the frame count for truncation
+	Type  string // the event type involved, when known
+	Err   error
+}
+
+func (e *StreamError) Error() string {
+	if e.Type != "" {
+		return fmt.Sprintf("agui client: frame %d (%s): %v", e.Index, e.Type, e.Err)
+	}
+	return fmt.Sprintf("agui client: frame %d: %v", e.Index, e.Err)
+}
+
+func (e *StreamError) Unwrap() error { return e.Err }
+
+func (p *Pipeline) warnf(kind WarningKind, msg string) {
+	p.warn(Warning{Kind: kind, Index: p.index, Message: msg})
+}
+
+// Push runs one frame through the pipeline and calls deliver for each event
+// it yields (none, when the frame was dropped; several, when chunks expand).
+// deliver returning false stops early; Push then returns nil with more
+// events possibly undelivered. A non-nil error is final: every later call
+// returns it.
+func (p *Pipeline) Push(frame []byte, deliver func(agui.Event) bool) error {
+	if p.failed != nil {
+		return p.failed
+	}
+	p.index = p.frames
+	p.frames++
+	ev, err := p.decode(frame)
+	if err != nil {
+		p.failed = &StreamError{Index: p.index, Type: typeOf(frame), Err: err}
+		return p.failed
+	}
+	if ev == nil {
+		return nil
+	}
+	if p.era.noSub {
+		if ev = p.downgradeSubagents(ev); ev == nil {
+			return nil
+		}
+	}
+	if rs, ok := ev.(*agui.RunStarted); ok && rs.ProtocolVersion != nil {
+		if w := checkProducerVersion(*rs.ProtocolVersion); w != "" {
+			p.warnf(WarnVersion, w)
+		}
+	}
+	p.buf, err = p.expander.Expand(p.buf[:0], ev)
+	if err != nil {
+		p.failed = &StreamError{Index: p.index, Type: string(ev.Type()), Err: err}
+		return p.failed
+	}
+	for _, out := range p.buf {
+		if err := p.verifier.Observe(out); err != nil {
+			p.failed = &StreamError{Index: p.index, Type: string(out.Type()), Err: err}
+			return p.failed
+		}
+		if !deliver(out) {
+			break
+		}
+	}
+	clear(p.buf)
+	return nil
+}
+
+// Finish reports the end of the body: nil when every run ended, else an
+// error wrapping verify.ErrTruncated (or the failure already reported).
+func (p *Pipeline) Finish() error {
+	if p.failed != nil {
+		return p.failed
+	}
+	if err := p.verifier.Finish(); err != nil {
+		p.failed = &StreamError{Index: p.frames, Err: err}
+		return p.failed
+	}
+	return nil
+}
+
+// decode is stages 1 and 2: nil, nil for a dropped frame.
+func (p *Pipeline) decode(frame []byte) (agui.Event, error) {
+	if mayHoldBinary(frame) {
+		var warns []string
+		frame, warns = upgradeBinaryEvent(frame)
+		for _, w := range warns {
+			p.warnf(WarnLegacy, w)
+		}
+	}
+	ev, warns, err := agui.DecodeEventLenient(frame)
+	var unknown *agui.UnknownEventTypeError
+	if errors.As(err, &unknown) {
+		if !strings.HasPrefix(unknown.Type, "THINKING_") {
+			p.warnf(WarnDropped, "dropping unrecognised event '"+unknown.Type+"': the protocol does not describe it")
+			return nil, nil
+		}
+		out, twarns, ok, terr := p.thinking.translate(unknown.Type, frame)
+		if !ok {
+			p.warnf(WarnDropped, "dropping unrecognised event '"+unknown.Type+"': the protocol does not describe it")
+			return nil, nil
+		}
+		if terr != nil {
+			return nil, terr
+		}
+		for _, w := range twarns {
+			p.warnf(WarnLegacy, w)
+		}
+		ev, warns, err = agui.DecodeEventLenient(out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		p.warnf(WarnStripped, w.String()+" on "+string(ev.Type()))
+	}
+	return ev, nil
+}
+
+// typeOf finds the "type" of a frame for error messages, without decoding.
+func typeOf(frame []byte) string {
+	i := strings.Index(string(frame), `"type"`)
+	if i < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(string(frame[i+len(`"type"`):]), " \t\r\n:")
+	if !strings.HasPrefix(rest, `"`) {
+		return ""
+	}
+	end := strings.IndexByte(rest[1:], '"')
+	if end < 0 || end > 64 {
+		return ""
+	}
+	return rest[1 : 1+end]
+}
