@@ -226,3 +226,7 @@ func upgradePart(p map[string]json.RawMessage, path string) (map[string]json.Raw
 	}
 	return out, "at " + path + ": upgraded a legacy binary part to " + kind
 }
+
+// NewID returns a fresh random UUID v4, the form the reference client uses
+// for thread, run and message ids it makes up.
+func NewID() string { return newID() }

@@ -34,6 +34,7 @@ type command struct {
 var commands = []command{
 	{"verify", "check the event order of a captured AG-UI stream", runVerify},
 	{"demo", "serve the built-in demo agent over HTTP", runDemo},
+	{"run", "run an AG-UI agent once and show what it streams", runRun},
 }
 
 // Main runs the agui command with args (without the program name) and
