@@ -1,0 +1,274 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/sse"
+	"github.com/agui-go/sdk/verify"
+)
+
+// sseServer answers every POST with body as an SSE stream and passes the
+// request to inspect.
+func sseServer(t *testing.T, body string, inspect func(*http.Request)) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if inspect != nil {
+			inspect(r)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func frames(docs ...string) string {
+	var b strings.Builder
+	for _, d := range docs {
+		b.WriteString("data: " + d + "\n\n")
+	}
+	return b.String()
+}
+
+func input() *agui.RunAgentInput {
+	return &agui.RunAgentInput{ThreadID: "t", RunID: "r", Messages: []agui.Message{
+		&agui.UserMessage{ID: "u1", Content: agui.TextContent("hi")},
+	}}
+}
+
+// collect runs c once and returns the delivered types, the warnings and the
+// error.
+func collect(t *testing.T, c *client.Client, in *agui.RunAgentInput, opts ...client.RunOption) (types []string, warns []client.Warning, err error) {
+	t.Helper()
+	opts = append(opts, client.RunWarnings(func(w client.Warning) { warns = append(warns, w) }))
+	for ev, e := range c.Run(context.Background(), in, opts...) {
+		if e != nil {
+			err = e
+			break
+		}
+		types = append(types, string(ev.Type()))
+	}
+	return
+}
+
+const (
+	runStarted  = `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`
+	runFinished = `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`
+)
+
+func TestRunRequest(t *testing.T) {
+	var got *http.Request
+	var body []byte
+	srv := sseServer(t, frames(runStarted, runFinished), func(r *http.Request) {
+		got = r
+		body, _ = io.ReadAll(r.Body)
+	})
+	c, err := client.New(srv.URL, client.WithHeader("Authorization", "Bearer x"), client.WithHeader("Accept", "*/*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = collect(t, c, input(), client.RunHeader("X-Trace", "42"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{
+		"Content-Type":  "application/json",
+		"Accept":        "text/event-stream", // the client's own; a caller's Accept cannot ask for protobuf
+		"Authorization": "Bearer x",
+		"X-Trace":       "42",
+	} {
+		if v := got.Header.Get(k); v != want {
+			t.Errorf("header %s = %q, want %q", k, v, want)
+		}
+	}
+	if got.Method != http.MethodPost {
+		t.Errorf("method %s", got.Method)
+	}
+	want := `{"threadId":"t","runId":"r","protocolVersion":"1.0","messages":[{"role":"user","id":"u1","content":"hi"}]}`
+	if string(body) != want {
+		t.Errorf("body\n got %s\nwant %s", body, want)
+	}
+}
+
+func TestRunHTTPError(t *testing.T) {
+	tests := []struct {
+		name, ct, body    string
+		status            int
+		code, msg, inText string
+	}{
+		{"json error body", "application/json", `{"error":{"code":"INVALID_INPUT","message":"threadId is missing"}}`, 400, "INVALID_INPUT", "threadId is missing", "INVALID_INPUT: threadId is missing"},
+		{"other json", "application/json; charset=utf-8", `{"detail":"bad"}`, 422, "", "", `{"detail":"bad"}`},
+		{"text", "text/plain", "gateway down\n", 502, "", "", "gateway down"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.ct)
+				w.WriteHeader(tt.status)
+				io.WriteString(w, tt.body)
+			}))
+			defer srv.Close()
+			c, _ := client.New(srv.URL)
+			types, _, err := collect(t, c, input())
+			var he *client.HTTPError
+			if !errors.As(err, &he) {
+				t.Fatalf("err = %v, want *HTTPError", err)
+			}
+			if len(types) != 0 || he.Status != tt.status || he.ContentType != tt.ct || he.Code != tt.code || he.Message != tt.msg {
+				t.Errorf("got %+v after %v", he, types)
+			}
+			if !strings.Contains(err.Error(), tt.inText) || !strings.Contains(err.Error(), fmt.Sprint(tt.status)) {
+				t.Errorf("error text %q lacks %q", err, tt.inText)
+			}
+		})
+	}
+}
+
+func TestRunProtobufAnswerRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/vnd.ag-ui.event+proto")
+		w.Write([]byte{0, 0, 0, 1, 8})
+	}))
+	defer srv.Close()
+	c, _ := client.New(srv.URL)
+	if _, _, err := collect(t, c, input()); !errors.Is(err, client.ErrUnsupportedMediaType) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRunTruncatedIsAnError(t *testing.T) {
+	srv := sseServer(t, frames(runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`), nil)
+	c, _ := client.New(srv.URL)
+	types, _, err := collect(t, c, input())
+	if !errors.Is(err, verify.ErrTruncated) {
+		t.Fatalf("err = %v, want ErrTruncated", err)
+	}
+	if len(types) != 2 {
+		t.Errorf("the events before the break must still be delivered, got %v", types)
+	}
+}
+
+func TestRunFrameLimit(t *testing.T) {
+	big := `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + strings.Repeat("x", 2000) + `"}`
+	srv := sseServer(t, frames(runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`, big), nil)
+	c, _ := client.New(srv.URL, client.WithMaxFrame(1024))
+	types, _, err := collect(t, c, input())
+	if !errors.Is(err, sse.ErrFrameTooLarge) {
+		t.Fatalf("err = %v, want ErrFrameTooLarge", err)
+	}
+	var se *client.StreamError
+	if !errors.As(err, &se) || se.Index != 2 || len(types) != 2 {
+		t.Errorf("err %v after %v", err, types)
+	}
+}
+
+// TestRunCancel cancels the context mid-stream: the loop ends with the
+// context's error and the server sees the connection close.
+func TestRunCancel(t *testing.T) {
+	closed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, frames(runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(closed)
+	}))
+	defer srv.Close()
+	c, _ := client.New(srv.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var err error
+	n := 0
+	for ev, e := range c.Run(ctx, input()) {
+		if e != nil {
+			err = e
+			break
+		}
+		if n++; ev.Type() == agui.EventTypeTextMessageStart {
+			cancel()
+		}
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server never saw the request end")
+	}
+}
+
+// TestRunBreakAborts stops consuming early: the request is aborted.
+func TestRunBreakAborts(t *testing.T) {
+	var done atomic.Bool
+	closed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, frames(runStarted))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		done.Store(true)
+		close(closed)
+	}))
+	defer srv.Close()
+	c, _ := client.New(srv.URL)
+	for range c.Run(context.Background(), input()) {
+		break
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("breaking out of the loop did not abort the request")
+	}
+}
+
+func TestRunWarningsAndDrops(t *testing.T) {
+	srv := sseServer(t, frames(
+		runStarted,
+		`{"type":"FUTURE_EVENT","x":1}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m","futureProp":true}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
+		runFinished), nil)
+	var global []client.Warning
+	c, _ := client.New(srv.URL, client.WithWarnings(func(w client.Warning) { global = append(global, w) }))
+	types, warns, err := collect(t, c, input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(types, " "); got != "RUN_STARTED TEXT_MESSAGE_START TEXT_MESSAGE_END RUN_FINISHED" {
+		t.Errorf("types %s", got)
+	}
+	if len(warns) != 2 || len(global) != 2 {
+		t.Fatalf("warnings %v / %v", warns, global)
+	}
+	if warns[0].Kind != client.WarnDropped || warns[0].Index != 1 || !strings.Contains(warns[0].Message, "FUTURE_EVENT") {
+		t.Errorf("warning 0: %+v", warns[0])
+	}
+	if warns[1].Kind != client.WarnStripped || warns[1].Index != 2 || !strings.Contains(warns[1].Message, "/futureProp") {
+		t.Errorf("warning 1: %+v", warns[1])
+	}
+}
+
+func TestOptionsRejectBadValues(t *testing.T) {
+	for _, o := range []client.Option{
+		client.WithMaxProtocolVersion("one"),
+		client.WithMaxProtocolVersion("1"),
+		client.WithMaxFrame(0),
+		client.WithHTTPClient(nil),
+	} {
+		if _, err := client.New("http://x", o); err == nil {
+			t.Errorf("option accepted")
+		}
+	}
+}
