@@ -1,0 +1,190 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
+)
+
+// push runs docs through a fresh pipeline and returns the delivered events
+// as JSON, the warnings and the error (Finish included).
+func push(t *testing.T, docs []string, opts ...client.PipelineOption) (out []string, warns []client.Warning, err error) {
+	t.Helper()
+	opts = append(opts, client.PipelineWarnings(func(w client.Warning) { warns = append(warns, w) }))
+	p, err := client.NewPipeline(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if err = p.Push([]byte(d), func(ev agui.Event) bool {
+			b, e := agui.AppendEvent(nil, ev)
+			if e != nil {
+				t.Fatal(e)
+			}
+			out = append(out, string(b))
+			return true
+		}); err != nil {
+			return
+		}
+	}
+	err = p.Finish()
+	return
+}
+
+func TestThinkingTranslated(t *testing.T) {
+	out, warns, err := push(t, []string{
+		runStarted,
+		`{"type":"THINKING_START","title":"Planning"}`,
+		`{"type":"THINKING_TEXT_MESSAGE_START"}`,
+		`{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"let me see"}`,
+		`{"type":"THINKING_TEXT_MESSAGE_END"}`,
+		`{"type":"THINKING_END"}`,
+		runFinished,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types, ids []string
+	for _, o := range out {
+		var v struct{ Type, MessageID, Role, Delta string }
+		json.Unmarshal([]byte(o), &v)
+		types = append(types, v.Type)
+		ids = append(ids, v.MessageID)
+	}
+	want := "RUN_STARTED REASONING_START REASONING_MESSAGE_START REASONING_MESSAGE_CONTENT REASONING_MESSAGE_END REASONING_END RUN_FINISHED"
+	if got := strings.Join(types, " "); got != want {
+		t.Fatalf("types\n got %s\nwant %s", got, want)
+	}
+	span, msg := ids[1], ids[2]
+	if span == "" || msg == "" || span == msg || ids[3] != msg || ids[4] != msg || ids[5] != span {
+		t.Errorf("minted ids do not line up: %q", ids)
+	}
+	if !strings.Contains(out[2], `"role":"reasoning"`) || !strings.Contains(out[3], `"delta":"let me see"`) {
+		t.Errorf("translated events: %s / %s", out[2], out[3])
+	}
+	var title bool
+	for _, w := range warns {
+		if w.Kind != client.WarnLegacy {
+			t.Errorf("warning kind %s: %s", w.Kind, w.Message)
+		}
+		title = title || (w.Index == 1 && strings.Contains(w.Message, "title"))
+	}
+	if !title {
+		t.Errorf("the dropped title is not reported: %v", warns)
+	}
+}
+
+func TestBinaryPartUpgradedInSnapshot(t *testing.T) {
+	out, warns, err := push(t, []string{
+		runStarted,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":[` +
+			`{"type":"binary","mimeType":"image/png","data":"AAAA","filename":"cat.png"},` +
+			`{"type":"binary","mimeType":"application/pdf","url":"https://x/y.pdf"},` +
+			`{"type":"binary","mimeType":"audio/wav","id":"f-1"}]}]}`,
+		runFinished,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u","content":[` +
+		`{"type":"image","source":{"type":"data","value":"AAAA","mimeType":"image/png"},"metadata":{"filename":"cat.png"}},` +
+		`{"type":"document","source":{"type":"url","value":"https://x/y.pdf","mimeType":"application/pdf"}}]}]}`
+	if out[1] != want {
+		t.Errorf("snapshot\n got %s\nwant %s", out[1], want)
+	}
+	var idOnly, dropped bool
+	for _, w := range warns {
+		idOnly = idOnly || (w.Kind == client.WarnLegacy && strings.Contains(w.Message, "only an id"))
+		dropped = dropped || (w.Kind == client.WarnStripped && strings.Contains(w.Message, "/messages/0/content/2"))
+	}
+	if !idOnly || !dropped {
+		t.Errorf("the id-only part must be reported, then dropped: %v", warns)
+	}
+}
+
+func TestSubagentShim(t *testing.T) {
+	docs := []string{
+		runStarted,
+		`{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}`,
+		`{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"s"}`,
+		`{"type":"TEXT_MESSAGE_END","messageId":"m","subagentRunId":"s"}`,
+		`{"type":"SUBAGENT_FINISHED","subagentRunId":"s"}`,
+		runFinished,
+	}
+	out, warns, err := push(t, docs, client.PipelineMaxProtocolVersion("0.0.57"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 4 || strings.Contains(strings.Join(out, ""), "subagent") {
+		t.Errorf("delivered %v", out)
+	}
+	if len(warns) != 2 || warns[0].Kind != client.WarnEra || warns[0].Index != 1 {
+		t.Errorf("warnings %v", warns)
+	}
+	// A current peer keeps them.
+	out, warns, err = push(t, docs, client.PipelineMaxProtocolVersion("1.0"))
+	if err != nil || len(out) != 6 || len(warns) != 0 {
+		t.Errorf("1.0 peer: %v %v %v", out, warns, err)
+	}
+}
+
+func TestProducerVersion(t *testing.T) {
+	for _, tt := range []struct{ v, warn string }{
+		{"1.0", ""}, {"0.9", ""}, {"1.1", "speaks protocol 1.1"}, {"2.0", "speaks protocol 2.0"}, {"v1", "cannot interpret"}, {"1.0.0", "cannot interpret"},
+	} {
+		_, warns, err := push(t, []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"` + tt.v + `"}`, runFinished})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tt.warn == "" && len(warns) != 0:
+			t.Errorf("%s: unexpected %v", tt.v, warns)
+		case tt.warn != "" && (len(warns) != 1 || warns[0].Kind != client.WarnVersion || !strings.Contains(warns[0].Message, tt.warn)):
+			t.Errorf("%s: warnings %v, want %q", tt.v, warns, tt.warn)
+		}
+	}
+}
+
+// TestEraInput checks the outgoing shims: what each pinned peer receives.
+func TestEraInput(t *testing.T) {
+	in, _, err := client.DecodeInput([]byte(`{"threadId":"t","runId":"r","parentRunId":"p","messages":[
+		{"id":"u","role":"user","subagentRunId":"s","content":[{"type":"text","text":"look"},{"type":"text","text":"here"},
+		 {"type":"image","source":{"type":"url","value":"https://x/c.png"}}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := in.AppendJSON(nil)
+	for _, tt := range []struct {
+		max, want string
+		warns     int
+	}{
+		{"1.0.0", `{"threadId":"t","runId":"r","protocolVersion":"1.0","parentRunId":"p","messages":[{"role":"user","id":"u","content":[{"type":"text","text":"look"},{"type":"text","text":"here"},{"type":"image","source":{"type":"url","value":"https://x/c.png"}}],"subagentRunId":"s"}]}`, 0},
+		{"0.0.57", `{"threadId":"t","runId":"r","parentRunId":"p","messages":[{"role":"user","id":"u","content":[{"type":"text","text":"look"},{"type":"text","text":"here"},{"type":"image","source":{"type":"url","value":"https://x/c.png"}}]}]}`, 0},
+		{"0.0.39", `{"threadId":"t","runId":"r","messages":[{"role":"user","id":"u","content":"look\nhere"}]}`, 1},
+	} {
+		var body []byte
+		srv := sseServer(t, frames(runStarted, runFinished), func(r *http.Request) { body, _ = io.ReadAll(r.Body) })
+		c, _ := client.New(srv.URL, client.WithMaxProtocolVersion(tt.max))
+		var warns []client.Warning
+		for _, err := range c.Run(context.Background(), in, client.RunWarnings(func(w client.Warning) { warns = append(warns, w) })) {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if string(body) != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.max, body, tt.want)
+		}
+		if len(warns) != tt.warns || (tt.warns > 0 && (warns[0].Index != -1 || !strings.Contains(warns[0].Message, "DROPS non-text parts (image)"))) {
+			t.Errorf("%s: warnings %v", tt.max, warns)
+		}
+	}
+	if after, _ := in.AppendJSON(nil); string(after) != string(orig) {
+		t.Errorf("the caller's input was changed:\n%s\n%s", orig, after)
+	}
+}
