@@ -40,6 +40,7 @@ type Pipeline struct {
 	verifier verify.Client
 	buf      []agui.Event
 	failed   error
+	slab     deltaSlab
 }
 
 // PipelineOption configures a Pipeline.
@@ -160,6 +161,9 @@ func (p *Pipeline) Finish() error {
 
 // decode is stages 1 and 2: nil, nil for a dropped frame.
 func (p *Pipeline) decode(frame []byte) (agui.Event, error) {
+	if ev := p.slab.fastDelta(frame); ev != nil {
+		return ev, nil
+	}
 	if mayHoldBinary(frame) {
 		var warns []string
 		frame, warns = upgradeBinaryEvent(frame)
@@ -168,6 +172,19 @@ func (p *Pipeline) decode(frame []byte) (agui.Event, error) {
 		}
 	}
 	ev, warns, err := agui.DecodeEventLenient(frame)
+	if err != nil {
+		return p.unknown(frame, err)
+	}
+	for _, w := range warns {
+		p.warnf(WarnStripped, w.String()+" on "+string(ev.Type()))
+	}
+	return ev, nil
+}
+
+// unknown handles a frame the decoder refused: a retired THINKING_* event
+// is translated, another unknown type dropped with a warning; any other
+// error is the stream's failure.
+func (p *Pipeline) unknown(frame []byte, err error) (agui.Event, error) {
 	var unknown *agui.UnknownEventTypeError
 	if errors.As(err, &unknown) {
 		if !strings.HasPrefix(unknown.Type, "THINKING_") {
@@ -185,15 +202,16 @@ func (p *Pipeline) decode(frame []byte) (agui.Event, error) {
 		for _, w := range twarns {
 			p.warnf(WarnLegacy, w)
 		}
-		ev, warns, err = agui.DecodeEventLenient(out)
+		ev, warns, err := agui.DecodeEventLenient(out)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range warns {
+			p.warnf(WarnStripped, w.String()+" on "+string(ev.Type()))
+		}
+		return ev, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warns {
-		p.warnf(WarnStripped, w.String()+" on "+string(ev.Type()))
-	}
-	return ev, nil
+	return nil, err
 }
 
 // typeOf finds the "type" of a frame for error messages, without decoding.

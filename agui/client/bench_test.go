@@ -1,0 +1,133 @@
+package client_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/sse"
+)
+
+const benchDelta = `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"Hello, world! "}` + "\n\n"
+
+// repeatReader yields prefix once, then frame forever.
+type repeatReader struct {
+	prefix, frame []byte
+	off           int
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if len(r.prefix) > 0 {
+			c := copy(p[n:], r.prefix)
+			r.prefix = r.prefix[c:]
+			n += c
+			continue
+		}
+		c := copy(p[n:], r.frame[r.off:])
+		r.off = (r.off + c) % len(r.frame)
+		n += c
+	}
+	return n, nil
+}
+
+// BenchmarkClientReadDelta is the steady-state cost of one text delta on
+// the client: SSE parse, compatibility check, lenient decode, chunk
+// expansion and client verification (one op = one delta).
+func BenchmarkClientReadDelta(b *testing.B) {
+	open := "data: " + runStarted + "\n\n" + `data: {"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}` + "\n\n"
+	r := sse.NewReader(&repeatReader{prefix: []byte(open), frame: []byte(benchDelta)})
+	p, _ := client.NewPipeline()
+	sink := func(agui.Event) bool { return true }
+	for range 2 {
+		f, _ := r.Next()
+		if err := p.Push(f, sink); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchDelta)))
+	for b.Loop() {
+		f, err := r.Next()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Push(f, sink); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBaselineNaiveRead is the in-run baseline: what a hand-rolled
+// client does per frame (split lines, json.Unmarshal into a struct), with no
+// verification at all.
+func BenchmarkBaselineNaiveRead(b *testing.B) {
+	sc := bufio.NewScanner(&repeatReader{frame: []byte(benchDelta)})
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchDelta)))
+	var ev struct {
+		Type      string `json:"type"`
+		MessageID string `json:"messageId"`
+		Delta     string `json:"delta"`
+	}
+	for b.Loop() {
+		for sc.Scan() {
+			line := sc.Bytes()
+			if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+				if err := json.Unmarshal(data, &ev); err != nil {
+					b.Fatal(err)
+				}
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkLoopbackRun1000 is a whole run over loopback HTTP: a request, a
+// 1,000-delta answer, everything the client does with it (one op = one
+// run; ns/delta reported).
+func BenchmarkLoopbackRun1000(b *testing.B) {
+	var body strings.Builder
+	body.WriteString("data: " + runStarted + "\n\n")
+	body.WriteString(`data: {"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}` + "\n\n")
+	for range 1000 {
+		body.WriteString(benchDelta)
+	}
+	body.WriteString(`data: {"type":"TEXT_MESSAGE_END","messageId":"msg-1"}` + "\n\n")
+	body.WriteString("data: " + runFinished + "\n\n")
+	payload := []byte(body.String())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Length", strconv.Itoa(len(payload)))
+		w.Write(payload)
+	}))
+	defer srv.Close()
+	c, _ := client.New(srv.URL)
+	in := input()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(payload)))
+	for b.Loop() {
+		n := 0
+		for _, err := range c.Run(context.Background(), in) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 1004 {
+			b.Fatalf("%d events", n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/delta")
+}
