@@ -171,55 +171,59 @@ var ErrUnsupportedMediaType = errors.New("agui client: unsupported response medi
 // is 1.0 or newer. in is not modified.
 func (c *Client) Run(ctx context.Context, in *agui.RunAgentInput, opts ...RunOption) iter.Seq2[agui.Event, error] {
 	return func(yield func(agui.Event, error) bool) {
-		var rc runConfig
-		for _, o := range opts {
-			o(&rc)
-		}
-		warn := c.warnFunc(rc.warn)
-		body, err := c.encodeInput(in, warn)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		resp, err := c.post(ctx, body, rc.header)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer resp.Body.Close()
-		p, _ := NewPipeline(PipelineWarnings(warn))
-		p.era = c.era
-		r := sse.NewReader(resp.Body)
-		r.SetMaxFrame(c.maxFrame)
 		stopped := false
-		deliver := func(ev agui.Event) bool {
-			if !yield(ev, nil) {
-				stopped = true
-			}
+		err := c.run(ctx, in, opts, func(ev agui.Event, _ int) bool {
+			stopped = !yield(ev, nil)
 			return !stopped
-		}
-		for {
-			frame, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				if cerr := context.Cause(ctx); ctx.Err() != nil {
-					err = cerr
-				}
-				yield(nil, &StreamError{Index: p.frames, Err: err})
-				return
-			}
-			if err := p.Push(frame, deliver); err != nil {
-				yield(nil, err)
-				return
-			}
-			if stopped {
-				return
-			}
-		}
-		if err := p.Finish(); err != nil {
+		})
+		if err != nil && !stopped {
 			yield(nil, err)
+		}
+	}
+}
+
+// run is Run with the frame index of each event, for the Agent's warnings.
+// It returns nil when deliver stopped it.
+func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOption, deliver func(agui.Event, int) bool) error {
+	var rc runConfig
+	for _, o := range opts {
+		o(&rc)
+	}
+	warn := c.warnFunc(rc.warn)
+	body, err := c.encodeInput(in, warn)
+	if err != nil {
+		return err
+	}
+	resp, err := c.post(ctx, body, rc.header)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	p, _ := NewPipeline(PipelineWarnings(warn))
+	p.era = c.era
+	r := sse.NewReader(resp.Body)
+	r.SetMaxFrame(c.maxFrame)
+	stopped := false
+	each := func(ev agui.Event) bool {
+		stopped = !deliver(ev, p.index)
+		return !stopped
+	}
+	for {
+		frame, err := r.Next()
+		if err == io.EOF {
+			return p.Finish()
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				err = context.Cause(ctx)
+			}
+			return &StreamError{Index: p.frames, Err: err}
+		}
+		if err := p.Push(frame, each); err != nil {
+			return err
+		}
+		if stopped {
+			return nil
 		}
 	}
 }

@@ -3,14 +3,20 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/internal/conformance"
+	"github.com/agui-go/sdk/verify"
 )
 
-func TestConformanceLowLevel(t *testing.T) {
+// TestConformance runs every stream of the AG-UI 1.0 conformance corpus
+// through an Agent over loopback HTTP, started from the fixture's input
+// with its maxProtocolVersion, and checks every expect key.
+func TestConformance(t *testing.T) {
 	fixtures, err := conformance.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -19,7 +25,7 @@ func TestConformanceLowLevel(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			srv := conformance.Serve(t, f)
 			var o conformance.Observed
-			opts := []client.Option{client.WithWarnings(func(w client.Warning) { o.Warnings = append(o.Warnings, w.String()) })}
+			opts := []client.Option{client.WithWarnings(func(w client.Warning) { o.Warnings = append(o.Warnings, w.Message) })}
 			if v := f.Client.MaxProtocolVersion; v != "" {
 				opts = append(opts, client.WithMaxProtocolVersion(v))
 			}
@@ -27,33 +33,68 @@ func TestConformanceLowLevel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := &agui.RunAgentInput{ThreadID: "t", RunID: "r"}
+			var agentOpts []client.AgentOption
+			var params client.RunParams
 			if f.Input != nil {
-				var ws []client.Warning
-				in, ws, err = client.DecodeInput(f.Input)
+				in, ws, err := client.DecodeInput(f.Input)
 				if err != nil {
 					t.Fatal(err)
 				}
 				for _, w := range ws {
-					o.Warnings = append(o.Warnings, w.String())
+					o.Warnings = append(o.Warnings, w.Message)
 				}
+				agentOpts = append(agentOpts, client.WithMessages(in.Messages...), client.WithState(in.State))
+				params = client.RunParams{Tools: in.Tools, Context: in.Context, ForwardedProps: in.ForwardedProps, Resume: in.Resume}
 			}
-			for ev, err := range c.Run(context.Background(), in) {
-				if err != nil {
-					o.Err = err
-					break
-				}
+			a := client.NewAgent(c, agentOpts...)
+			a.Subscribe(func(ev agui.Event) {
 				b, err := agui.AppendEvent(nil, ev)
 				if err != nil {
-					t.Fatal(err)
+					t.Errorf("a delivered %s does not encode: %v", ev.Type(), err)
 				}
 				o.Events = append(o.Events, json.RawMessage(b))
+			})
+			res, err := a.Run(context.Background(), params)
+			o.Err = err
+			if res == nil {
+				t.Fatalf("no result: %v", err)
 			}
+			msgs, err := json.Marshal(a.Messages())
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Messages, o.State = msgs, a.State()
 			o.Request = srv.Requests()[0]
+
 			e := f.Expect
-			e.Messages, e.MessageCount, e.State = nil, nil, nil
-			t.Logf("err: %v", o.Err)
-			conformance.Check(t, f, e, &o, func(string, string, *conformance.Observed) error { return nil })
+			if f.Name == "truncated-run-reported-as-completed" {
+				// Deliberate difference: the reference reports a stream that
+				// stops inside a run as completed (an admitted gap in the
+				// corpus); the specification says a truncated run MUST NOT be
+				// reported as a success. Ours fails the run with
+				// verify.ErrTruncated, and keeps what was delivered (the
+				// messages expectations stay).
+				e.Outcome = "failed"
+				if !errors.Is(o.Err, verify.ErrTruncated) {
+					t.Errorf("err = %v, want ErrTruncated", o.Err)
+				}
+				if res.Outcome.Status != conversation.Running {
+					t.Errorf("outcome %v, want running (no terminal event)", res.Outcome.Status)
+				}
+			}
+			conformance.Check(t, f, e, &o, conformance.OurWording)
+			if o.Err == nil && len(res.Warnings) != len(o.Warnings)-countInput(f) {
+				t.Errorf("the result holds %d warnings, the hook saw %d", len(res.Warnings), len(o.Warnings)-countInput(f))
+			}
 		})
 	}
+}
+
+// countInput is how many warnings DecodeInput gave for f's input.
+func countInput(f conformance.Fixture) int {
+	if f.Input == nil {
+		return 0
+	}
+	_, ws, _ := client.DecodeInput(f.Input)
+	return len(ws)
 }
