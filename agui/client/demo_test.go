@@ -1,0 +1,171 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/conversation"
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/demo"
+)
+
+// demoAgent serves the demo agent over loopback HTTP. cancelled receives
+// the time the agent's context was cancelled, once per cancelled run.
+func demoAgent(t *testing.T, cfg demo.Config) (url string, cancelled <-chan time.Time) {
+	t.Helper()
+	inner := demo.NewAgent(cfg)
+	ch := make(chan time.Time, 8)
+	agent := server.AgentFunc[demo.State](func(ctx context.Context, rc *server.RunContext[demo.State]) (server.Outcome, error) {
+		stop := context.AfterFunc(ctx, func() { ch <- time.Now() })
+		defer stop()
+		return inner.Run(ctx, rc)
+	})
+	srv := httptest.NewServer(server.NewHandler(agent))
+	t.Cleanup(srv.Close)
+	return srv.URL, ch
+}
+
+func userSays(text string) client.AgentOption {
+	return client.WithMessages(&agui.UserMessage{ID: client.NewID(), Content: agui.TextContent(text)})
+}
+
+// TestDemoTour runs the demo's full tour: every kind of entity, a state
+// snapshot then a delta, a subagent; the conversation ends with the
+// assistant's answer, the tool result after its call, and the state.
+func TestDemoTour(t *testing.T) {
+	url, _ := demoAgent(t, demo.Config{})
+	c, _ := client.New(url)
+	a := client.NewAgent(c, userSays("What is the weather in Paris?"))
+	var types []string
+	a.Subscribe(func(ev agui.Event) { types = append(types, string(ev.Type())) })
+	res, err := a.Run(context.Background(), client.RunParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome.Status != conversation.Succeeded || len(res.Warnings) != 0 {
+		t.Fatalf("outcome %v, warnings %v", res.Outcome.Status, res.Warnings)
+	}
+	for _, want := range []string{"REASONING_MESSAGE_CONTENT", "TOOL_CALL_ARGS", "TOOL_CALL_RESULT", "STATE_SNAPSHOT", "STATE_DELTA", "ACTIVITY_DELTA", "SUBAGENT_STARTED"} {
+		if !strings.Contains(strings.Join(types, " "), want) {
+			t.Errorf("no %s delivered", want)
+		}
+	}
+	var st demo.State
+	if err := json.Unmarshal(res.State, &st); err != nil || st.Forecast == nil || st.Forecast.City != "Paris" {
+		t.Errorf("state %s (%v)", res.State, err)
+	}
+	roles := ""
+	for _, m := range a.Messages() {
+		b, _ := json.Marshal(m)
+		var v struct{ Role string }
+		json.Unmarshal(b, &v)
+		roles += v.Role + " "
+	}
+	// user, reasoning, assistant (text + the call), tool (its result right
+	// after), activity, the subagent's assistant message, the final answer.
+	if want := "user reasoning assistant tool activity assistant assistant "; roles != want {
+		t.Errorf("roles %q, want %q", roles, want)
+	}
+	if len(res.NewMessages) != len(a.Messages())-1 {
+		t.Errorf("%d new messages of %d", len(res.NewMessages), len(a.Messages()))
+	}
+}
+
+// TestDemoInterruptResume: the run ends interrupted; a resume that does not
+// cover the interrupt is refused locally; one that does finishes the thread.
+func TestDemoInterruptResume(t *testing.T) {
+	url, _ := demoAgent(t, demo.Config{})
+	c, _ := client.New(url)
+	a := client.NewAgent(c, userSays("Book a table, but interrupt for approval."))
+	res, err := a.Run(context.Background(), client.RunParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome.Status != conversation.Interrupted || len(a.Interrupts()) != 1 {
+		t.Fatalf("outcome %v, interrupts %v", res.Outcome.Status, a.Interrupts())
+	}
+	thread := a.ThreadID()
+	if _, err := a.Run(context.Background(), client.RunParams{}); !errors.Is(err, conversation.ErrResume) {
+		t.Fatalf("a run ignoring the interrupt: err = %v, want ErrResume", err)
+	}
+	stale := []agui.ResumeEntry{{InterruptID: "not-pending", Status: agui.ResumeStatusResolved}}
+	if _, err := a.Run(context.Background(), client.RunParams{Resume: stale}); !errors.Is(err, conversation.ErrResume) {
+		t.Fatalf("a stale resume: err = %v, want ErrResume", err)
+	}
+	resume := []agui.ResumeEntry{{InterruptID: a.Interrupts()[0].ID, Status: agui.ResumeStatusResolved, Payload: json.RawMessage(`{"approved":true}`)}}
+	res, err = a.Run(context.Background(), client.RunParams{Resume: resume})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome.Status != conversation.Succeeded || len(a.Interrupts()) != 0 || a.ThreadID() != thread {
+		t.Fatalf("after resume: %v, %v, thread %s→%s", res.Outcome.Status, a.Interrupts(), thread, a.ThreadID())
+	}
+	if len(res.Input.Resume) != 1 || !strings.Contains(string(res.State), `"approved":true`) {
+		t.Errorf("input resume %v, state %s", res.Input.Resume, res.State)
+	}
+	last := res.NewMessages[len(res.NewMessages)-1].(*agui.AssistantMessage)
+	if last.Content == nil || !strings.Contains(*last.Content, "Booked") {
+		t.Errorf("last message %v", last.Content)
+	}
+}
+
+// TestDemoFailure: the agent's RUN_ERROR is an outcome, not an error.
+func TestDemoFailure(t *testing.T) {
+	url, _ := demoAgent(t, demo.Config{})
+	c, _ := client.New(url)
+	a := client.NewAgent(c, userSays("please fail"))
+	res, err := a.Run(context.Background(), client.RunParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome.Status != conversation.Failed || res.Outcome.Error == nil || !strings.Contains(res.Outcome.Error.Message, "asked to fail") {
+		t.Fatalf("outcome %+v", res.Outcome)
+	}
+	if len(res.NewMessages) != 1 {
+		t.Errorf("the words said before failing are kept: %d new messages", len(res.NewMessages))
+	}
+}
+
+// TestDemoAbort cancels a slow run after its first words: Run returns the
+// cancellation, and the agent's context is cancelled within 100 ms.
+func TestDemoAbort(t *testing.T) {
+	url, cancelled := demoAgent(t, demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500})
+	c, _ := client.New(url)
+	a := client.NewAgent(c, userSays("go slow"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var at time.Time
+	contents := 0
+	a.Subscribe(func(ev agui.Event) {
+		if ev.Type() == agui.EventTypeTextMessageContent {
+			if contents++; contents == 3 {
+				at = time.Now()
+				cancel()
+			}
+		}
+	})
+	res, err := a.Run(ctx, client.RunParams{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res == nil || res.Outcome.Status != conversation.Running || contents < 3 {
+		t.Fatalf("result %+v after %d deltas", res, contents)
+	}
+	select {
+	case seen := <-cancelled:
+		if d := seen.Sub(at); d > 100*time.Millisecond {
+			t.Errorf("the agent saw the cancellation after %v, want ≤ 100ms", d)
+		} else {
+			t.Logf("the agent saw the cancellation %v after the client cancelled", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the agent never saw the cancellation")
+	}
+}
