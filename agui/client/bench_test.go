@@ -14,6 +14,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/sse"
 )
 
@@ -43,12 +44,18 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 
 // BenchmarkClientReadDelta is the steady-state cost of one text delta on
 // the client: SSE parse, compatibility check, lenient decode, chunk
-// expansion and client verification (one op = one delta).
+// expansion, client verification and the reducer (one op = one delta).
 func BenchmarkClientReadDelta(b *testing.B) {
 	open := "data: " + runStarted + "\n\n" + `data: {"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}` + "\n\n"
 	r := sse.NewReader(&repeatReader{prefix: []byte(open), frame: []byte(benchDelta)})
 	p, _ := client.NewPipeline()
-	sink := func(agui.Event) bool { return true }
+	conv := conversation.New(nil, nil)
+	sink := func(ev agui.Event) bool {
+		if ws := conv.Apply(ev); ws != nil {
+			b.Fatal(ws)
+		}
+		return true
+	}
 	for range 2 {
 		f, _ := r.Next()
 		if err := p.Push(f, sink); err != nil {
@@ -93,9 +100,9 @@ func BenchmarkBaselineNaiveRead(b *testing.B) {
 	}
 }
 
-// BenchmarkLoopbackRun1000 is a whole run over loopback HTTP: a request, a
-// 1,000-delta answer, everything the client does with it (one op = one
-// run; ns/delta reported).
+// BenchmarkLoopbackRun1000 is a whole Agent run over loopback HTTP: a
+// request, a 1,000-delta answer, everything the client does with it, the
+// reducer included (one op = one run; ns/delta reported).
 func BenchmarkLoopbackRun1000(b *testing.B) {
 	var body strings.Builder
 	body.WriteString("data: " + runStarted + "\n\n")
@@ -114,19 +121,16 @@ func BenchmarkLoopbackRun1000(b *testing.B) {
 	}))
 	defer srv.Close()
 	c, _ := client.New(srv.URL)
-	in := input()
 	b.ReportAllocs()
 	b.SetBytes(int64(len(payload)))
 	for b.Loop() {
-		n := 0
-		for _, err := range c.Run(context.Background(), in) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
+		a := client.NewAgent(c)
+		res, err := a.Run(context.Background(), client.RunParams{})
+		if err != nil {
+			b.Fatal(err)
 		}
-		if n != 1004 {
-			b.Fatalf("%d events", n)
+		if len(res.NewMessages) != 1 {
+			b.Fatalf("%d messages", len(res.NewMessages))
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/delta")
