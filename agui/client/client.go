@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/sse"
 )
 
@@ -115,6 +116,15 @@ type RunOption func(*runConfig)
 type runConfig struct {
 	header http.Header
 	warn   []func(Warning)
+	conv   *conversation.Conversation
+}
+
+// RunConversation folds every delivered event into conv before it is
+// yielded, and reports what conv cannot apply as WarnReducer warnings with
+// the event's frame index. It is what an Agent does, for callers of the
+// low-level Run that keep their own conversation.
+func RunConversation(conv *conversation.Conversation) RunOption {
+	return func(r *runConfig) { r.conv = conv }
 }
 
 // RunHeader adds a header to this run's request only.
@@ -205,6 +215,11 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 	r.SetMaxFrame(c.maxFrame)
 	stopped := false
 	each := func(ev agui.Event) bool {
+		if rc.conv != nil {
+			for _, w := range rc.conv.Apply(ev) {
+				warn(Warning{Kind: WarnReducer, Index: p.index, Message: w.Message})
+			}
+		}
 		stopped = !deliver(ev, p.index)
 		return !stopped
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/conversation"
 )
 
 // Exit statuses of agui run beyond the shared ones.
@@ -141,15 +142,21 @@ func runRun(env *Env, args []string) int {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
+	// The conversation is folded as the Agent does, so that what the
+	// reducer cannot apply (a state patch that does not apply, …) is shown
+	// as a warning too. The input is sent as given (curl semantics): an
+	// Agent would refuse a resume for interrupts it has not seen.
+	conv := conversation.New(in.Messages, in.State)
 	start := time.Now()
 	var runErr error
-	for ev, err := range c.Run(ctx, in) {
+	for ev, err := range c.Run(ctx, in, client.RunConversation(conv)) {
 		if err != nil {
 			runErr = err
 			break
 		}
 		p.event(ev)
 	}
+	p.state = conv.State()
 	p.endLine()
 	return p.summary(ctx, runErr, time.Since(start))
 }

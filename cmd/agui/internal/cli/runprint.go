@@ -27,6 +27,7 @@ type printer struct {
 	last     agui.Event // the last RUN_FINISHED or RUN_ERROR
 	buf      []byte
 	names    map[string]string // tool call id → name
+	state    []byte            // the final state, for the summary
 }
 
 func newPrinter(env *Env, asJSON bool) *printer {
@@ -238,6 +239,9 @@ func (p *printer) summary(ctx context.Context, runErr error, took time.Duration)
 		return ExitRunError
 	case *agui.RunFinished:
 		fmt.Fprintf(p.err, "agui run: run %s finished (%s)\n", e.RunID, stats)
+		if !p.json && len(p.state) > 0 && string(p.state) != "{}" {
+			fmt.Fprintf(p.err, "final state: %s\n", compact(p.state))
+		}
 	default:
 		fmt.Fprintf(p.err, "agui run: the stream held no run (%s)\n", stats)
 	}

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/demo"
+)
+
+func demoURL(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(server.NewHandler(demo.NewAgent(demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500})))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestRunDemo(t *testing.T) {
+	url := demoURL(t)
+	deny := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"error":{"code":"UNAUTHENTICATED","message":"a token is required"}}`)
+	}))
+	defer deny.Close()
+	refused := deny.URL
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string // substrings
+		stderr []string
+	}{
+		{"tour", []string{url, "--message", "weather in Paris?"}, ExitOK,
+			[]string{"thinking: The user wants the weather", "→ get_weather", "← get_weather result:", "state: {", "state Δ:", "subagent summariser", "assistant: It will be sunny"},
+			[]string{"finished", "final state:"}},
+		{"failure", []string{"--message", "please fail", url}, ExitRunError,
+			[]string{"✖ run error: AGENT_ERROR"}, []string{"RUN_ERROR"}},
+		{"interrupt", []string{url, "--message", "interrupt me", "--thread", "th-1"}, ExitOK,
+			[]string{"finished: interrupted", "⏸ interrupt", "on thread th-1"}, nil},
+		{"json", []string{url, "--json", "--message", "hi", "-H", "X-Test: 1"}, ExitOK,
+			[]string{`{"type":"RUN_STARTED"`}, []string{"finished"}},
+		{"timeout", []string{url, "--message", "slow", "--timeout", "150ms"}, ExitRejected,
+			[]string{"word1"}, []string{"deadline exceeded"}},
+		{"bad state", []string{url, "--state", "{nope"}, ExitUsage, nil, []string{"--state"}},
+		{"both inputs", []string{url, "--message", "a", "--input", "f.json"}, ExitUsage, nil, []string{"exclude"}},
+		{"no url", []string{"--message", "a"}, ExitUsage, nil, []string{"one URL"}},
+		{"bad version", []string{url, "--max-protocol-version", "latest"}, ExitUsage, nil, []string{"MAJOR.MINOR"}},
+		{"bad header", []string{url, "-H", "nocolon"}, ExitUsage, nil, []string{"Key: Value"}},
+		{"refused", []string{refused, "--message", "a"}, ExitRejected, nil, []string{"HTTP 401", "UNAUTHENTICATED: a token is required"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main(append([]string{"run"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, &stdout, &stderr)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, &stdout)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, &stderr)
+				}
+			}
+			if strings.Contains(stdout.String(), "\x1b[") {
+				t.Errorf("colour on a non-terminal")
+			}
+			if tt.name == "json" {
+				for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+					if !strings.HasPrefix(line, "{") {
+						t.Errorf("--json stdout holds a non-event line %q", line)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestRunInterrupted: Ctrl-C aborts the request and exits 130.
+func TestRunInterrupted(t *testing.T) {
+	url := demoURL(t)
+	old := runContext
+	defer func() { runContext = old }()
+	runContext = func() (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(150*time.Millisecond, cancel) // the "signal"
+		return ctx, cancel
+	}
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := Main([]string{"run", url, "--message", "slow"}, strings.NewReader(""), &stdout, &stderr)
+	if code != ExitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("exit %d\n%s", code, &stderr)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v to stop", d)
+	}
+}
