@@ -1,0 +1,32 @@
+// Package client consumes AG-UI agents over HTTP: it POSTs a RunAgentInput,
+// reads the Server-Sent Events answer, and hands application code the
+// events a conforming client delivers, and the conversation they build.
+//
+// Two levels:
+//
+//   - [Client.Run] is one request: an iter.Seq2 of the delivered events,
+//     ending with at most one error (transport, [*HTTPError], or a
+//     [*StreamError] for a rejected or truncated stream). Cancelling the
+//     context, or breaking out of the loop, aborts the request.
+//   - [Agent] is a conversation with one agent, like the reference's
+//     HttpAgent: thread id, messages and state kept across runs, each input
+//     built from them (package conversation), resumes checked before they
+//     are sent, and a [Result] per run.
+//
+// Between the bytes and the application sits the reference client's
+// pipeline ([Pipeline]): the compatibility boundary (retired THINKING_*
+// events and binary content parts rewritten as their 1.0 forms, legacy
+// nulls read as absent), lenient decoding (unknown types dropped, unknown
+// members stripped), the era shims of an older peer
+// ([WithMaxProtocolVersion]), chunk expansion, and the client verifier. One
+// deliberate difference: a stream that ends inside a run fails with
+// verify.ErrTruncated, where the reference reports success.
+//
+// Everything repaired or dropped along the way is a [Warning] value (kind,
+// frame index, message), given to hooks ([WithWarnings], [RunWarnings]) and
+// kept on the Agent's [Result]; [LogWarnings] sends them to a slog.Logger.
+//
+// Plain text deltas, which are most of any answer, take a fast path that
+// decodes them without the general decoder and amortises their
+// allocations (see fastpath.go).
+package client
