@@ -12,6 +12,7 @@ import (
 
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/demo"
+	"go.uber.org/goleak"
 )
 
 func demoURL(t *testing.T) string {
@@ -86,9 +87,13 @@ func TestRunDemo(t *testing.T) {
 	}
 }
 
-// TestRunInterrupted: Ctrl-C aborts the request and exits 130.
+// TestRunInterrupted: Ctrl-C aborts the request and exits 130, leaving no
+// goroutine behind once the server is gone.
 func TestRunInterrupted(t *testing.T) {
-	url := demoURL(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := httptest.NewServer(server.NewHandler(demo.NewAgent(demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500})))
+	defer srv.Close()
+	url := srv.URL
 	old := runContext
 	defer func() { runContext = old }()
 	runContext = func() (context.Context, context.CancelFunc) {
