@@ -20,7 +20,11 @@
 // members stripped), the era shims of an older peer
 // ([WithMaxProtocolVersion]), chunk expansion, and the client verifier. One
 // deliberate difference: a stream that ends inside a run fails with
-// verify.ErrTruncated, where the reference reports success.
+// verify.ErrTruncated, where the reference reports success. Two more: an
+// aborted run (context cancelled) ends with the context's cause as the
+// error, where the reference invents a RUN_ERROR with code "abort", so an
+// abort can never be mistaken for the agent's own failure; and a protobuf
+// answer is refused with ErrUnsupportedMediaType (the client asks for SSE).
 //
 // Everything repaired or dropped along the way is a [Warning] value (kind,
 // frame index, message), given to hooks ([WithWarnings], [RunWarnings]) and

@@ -37,29 +37,38 @@ func TestRunDemo(t *testing.T) {
 		code   int
 		stdout []string // substrings
 		stderr []string
+		stdin  string
 	}{
+		{"input from stdin", []string{url, "--input", "-", "--json"}, ExitOK,
+			[]string{`"threadId":"th-stdin"`, `"type":"RUN_FINISHED"`}, nil,
+			`{"threadId":"th-stdin","messages":[{"id":"u","role":"user","content":"hello","futureProp":1}]}`},
+		{"bad input", []string{url, "--input", "-"}, ExitUsage, nil, []string{"invalid input", ""},
+			`{"messages":[{"id":"u","role":"user","content":42}]}`},
 		{"tour", []string{url, "--message", "weather in Paris?"}, ExitOK,
 			[]string{"thinking: The user wants the weather", "→ get_weather", "← get_weather result:", "state: {", "state Δ:", "subagent summariser", "assistant: It will be sunny"},
-			[]string{"finished", "final state:"}},
+			[]string{"finished", "final state:"}, ""},
 		{"failure", []string{"--message", "please fail", url}, ExitRunError,
-			[]string{"✖ run error: AGENT_ERROR"}, []string{"RUN_ERROR"}},
+			[]string{"✖ run error: AGENT_ERROR"}, []string{"RUN_ERROR"}, ""},
 		{"interrupt", []string{url, "--message", "interrupt me", "--thread", "th-1"}, ExitOK,
-			[]string{"finished: interrupted", "⏸ interrupt", "on thread th-1"}, nil},
+			[]string{"finished: interrupted", "⏸ interrupt", "on thread th-1"}, nil, ""},
 		{"json", []string{url, "--json", "--message", "hi", "-H", "X-Test: 1"}, ExitOK,
-			[]string{`{"type":"RUN_STARTED"`}, []string{"finished"}},
+			[]string{`{"type":"RUN_STARTED"`}, []string{"finished"}, ""},
 		{"timeout", []string{url, "--message", "slow", "--timeout", "150ms"}, ExitRejected,
-			[]string{"word1"}, []string{"deadline exceeded"}},
-		{"bad state", []string{url, "--state", "{nope"}, ExitUsage, nil, []string{"--state"}},
-		{"both inputs", []string{url, "--message", "a", "--input", "f.json"}, ExitUsage, nil, []string{"exclude"}},
-		{"no url", []string{"--message", "a"}, ExitUsage, nil, []string{"one URL"}},
-		{"bad version", []string{url, "--max-protocol-version", "latest"}, ExitUsage, nil, []string{"MAJOR.MINOR"}},
-		{"bad header", []string{url, "-H", "nocolon"}, ExitUsage, nil, []string{"Key: Value"}},
-		{"refused", []string{refused, "--message", "a"}, ExitRejected, nil, []string{"HTTP 401", "UNAUTHENTICATED: a token is required"}},
+			[]string{"word1"}, []string{"deadline exceeded"}, ""},
+		{"bad state", []string{url, "--state", "{nope"}, ExitUsage, nil, []string{"--state"}, ""},
+		{"both inputs", []string{url, "--message", "a", "--input", "f.json"}, ExitUsage, nil, []string{"exclude"}, ""},
+		{"no url", []string{"--message", "a"}, ExitUsage, nil, []string{"one URL"}, ""},
+		{"bad version", []string{url, "--max-protocol-version", "latest"}, ExitUsage, nil, []string{"MAJOR.MINOR"}, ""},
+		{"bad header", []string{url, "-H", "nocolon"}, ExitUsage, nil, []string{"Key: Value"}, ""},
+		{"refused", []string{refused, "--message", "a"}, ExitRejected, nil, []string{"HTTP 401", "UNAUTHENTICATED: a token is required"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := Main(append([]string{"run"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
+			code := Main(append([]string{"run"}, tt.args...), strings.NewReader(tt.stdin), &stdout, &stderr)
+			if tt.name == "input from stdin" && !strings.Contains(stderr.String(), "/messages/0/futureProp") {
+				t.Errorf("the stripped member of the input is not reported:\n%s", &stderr)
+			}
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, &stdout, &stderr)
 			}
