@@ -49,6 +49,17 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 // loop, so that the figure is for answers of a realistic size rather than
 // one message growing without end.
 func BenchmarkClientReadDelta(b *testing.B) {
+	benchReadDelta(b, benchDelta)
+}
+
+// BenchmarkClientReadDeltaGeneral is the same with a frame the fast path
+// does not take (a space after each colon), so every delta goes through
+// the general lenient decoder: the cost the fast path saves.
+func BenchmarkClientReadDeltaGeneral(b *testing.B) {
+	benchReadDelta(b, `data: {"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-1", "delta": "Hello, world! "}`+"\n\n")
+}
+
+func benchReadDelta(b *testing.B, benchDelta string) {
 	open := "data: " + runStarted + "\n\n" + `data: {"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}` + "\n\n"
 	r := sse.NewReader(&repeatReader{prefix: []byte(open), frame: []byte(benchDelta)})
 	p, _ := client.NewPipeline()

@@ -223,8 +223,13 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 		stopped = !deliver(ev, p.index)
 		return !stopped
 	}
+	crWarned := false
 	for {
 		frame, err := r.Next()
+		if !crWarned && r.SawCR() {
+			crWarned = true
+			warn(Warning{Kind: WarnFraming, Index: p.frames, Message: "the stream ends lines with CR or CRLF: read here, but the reference client splits frames on LF alone and cannot read it"})
+		}
 		if err == io.EOF {
 			return p.Finish()
 		}

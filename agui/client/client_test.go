@@ -272,3 +272,15 @@ func TestOptionsRejectBadValues(t *testing.T) {
 		}
 	}
 }
+
+func TestRunCRLFWarns(t *testing.T) {
+	srv := sseServer(t, "data: "+runStarted+"\r\n\r\ndata: "+runFinished+"\r\n\r\n", nil)
+	c, _ := client.New(srv.URL)
+	types, warns, err := collect(t, c, input())
+	if err != nil || len(types) != 2 {
+		t.Fatalf("%v %v", types, err)
+	}
+	if len(warns) != 1 || warns[0].Kind != client.WarnFraming || warns[0].Index != 0 {
+		t.Errorf("warnings %v", warns)
+	}
+}

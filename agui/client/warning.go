@@ -25,6 +25,9 @@ const (
 	// WarnVersion: the producer declared a protocol version this client
 	// does not speak.
 	WarnVersion WarningKind = "version"
+	// WarnFraming: the SSE framing works here but not everywhere: lines
+	// ending in CR or CRLF, which the reference client cannot read.
+	WarnFraming WarningKind = "framing"
 	// WarnReducer: the conversation could not apply an event as sent (an
 	// unappliable state patch, a delta for a missing message, …).
 	WarnReducer WarningKind = "reducer"

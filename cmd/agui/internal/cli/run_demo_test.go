@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/demo"
 	"go.uber.org/goleak"
@@ -118,5 +119,28 @@ func TestRunInterrupted(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v to stop", d)
+	}
+}
+
+// TestRunColour: escape codes only when the printer was told it writes to
+// a terminal, and never in --json output.
+func TestRunColour(t *testing.T) {
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &out}
+	if isTerminal(env.Stdout) {
+		t.Fatal("a buffer is not a terminal")
+	}
+	p := newPrinter(env, false)
+	p.color = true
+	p.line(p.paint(red, "x"))
+	if !strings.Contains(out.String(), "\x1b[31mx\x1b[0m") {
+		t.Errorf("no colour: %q", out.String())
+	}
+	out.Reset()
+	p = newPrinter(env, true)
+	p.color = true
+	p.event(&agui.RunError{Message: "m"})
+	if strings.Contains(out.String(), "\x1b[") {
+		t.Errorf("colour in --json output: %q", out.String())
 	}
 }
