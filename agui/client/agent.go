@@ -56,11 +56,7 @@ func NewAgent(c *Client, opts ...AgentOption) *Agent {
 		o(&cfg)
 	}
 	conv := conversation.New(cfg.messages, cfg.state)
-	a := &Agent{c: c, conv: conv, subs: map[int]func(agui.Event){}}
-	if cfg.thread != "" {
-		a.threadID = cfg.thread
-	}
-	return a
+	return &Agent{c: c, conv: conv, subs: map[int]func(agui.Event){}, threadID: cfg.thread}
 }
 
 // RunParams are the per-run parts of the input; the rest comes from the

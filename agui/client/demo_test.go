@@ -169,3 +169,40 @@ func TestDemoAbort(t *testing.T) {
 		t.Fatal("the agent never saw the cancellation")
 	}
 }
+
+// TestAgentReadsDuringRun reads the conversation from another goroutine
+// while a run streams into it, and unsubscribes midway (run with -race).
+func TestAgentReadsDuringRun(t *testing.T) {
+	url, _ := demoAgent(t, demo.Config{SlowDelay: time.Millisecond, SlowWords: 200})
+	c, _ := client.New(url)
+	a := client.NewAgent(c, userSays("slow please"))
+	seen := 0
+	var unsubscribe func()
+	unsubscribe = a.Subscribe(func(agui.Event) {
+		if seen++; seen == 50 {
+			unsubscribe()
+		}
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			_ = a.Messages()
+			_ = a.State()
+			_ = a.ThreadID()
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	res, err := a.Run(context.Background(), client.RunParams{})
+	<-done
+	if err != nil || res.Outcome.Status != conversation.Succeeded {
+		t.Fatalf("%v %v", res.Outcome.Status, err)
+	}
+	if seen != 50 {
+		t.Errorf("the subscriber saw %d events after unsubscribing at 50", seen)
+	}
+	last := a.Messages()[len(a.Messages())-1].(*agui.AssistantMessage)
+	if !strings.HasSuffix(*last.Content, "word200 ") {
+		t.Errorf("the answer is incomplete: …%s", (*last.Content)[max(0, len(*last.Content)-20):])
+	}
+}
