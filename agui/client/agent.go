@@ -62,7 +62,8 @@ func NewAgent(c *Client, opts ...AgentOption) *Agent {
 // RunParams are the per-run parts of the input; the rest comes from the
 // conversation.
 type RunParams struct {
-	RunID          string // default: a fresh UUID v4
+	RunID          string  // default: a fresh UUID v4
+	ParentRunID    *string // the run this one continues, if any
 	Tools          []agui.Tool
 	Context        []agui.Context
 	ForwardedProps json.RawMessage
@@ -122,6 +123,7 @@ func (a *Agent) Run(ctx context.Context, p RunParams) (*Result, error) {
 	in, err := a.conv.NextInput(conversation.InputOptions{
 		ThreadID:       a.threadID,
 		RunID:          p.RunID,
+		ParentRunID:    p.ParentRunID,
 		Tools:          p.Tools,
 		Context:        p.Context,
 		ForwardedProps: p.ForwardedProps,
