@@ -188,3 +188,12 @@ func TestEraInput(t *testing.T) {
 		t.Errorf("the caller's input was changed:\n%s\n%s", orig, after)
 	}
 }
+
+func TestMaxProtocolVersionParsing(t *testing.T) {
+	for v, ok := range map[string]bool{"1.0": true, "1.0.0": true, "0.0.39": true, "10.2.3": true,
+		"1": false, "1.0.0.0": false, "+1.0": false, "1.-1": false, "a.b": false, "": false, "1..0": false} {
+		if _, err := client.New("http://x", client.WithMaxProtocolVersion(v)); (err == nil) != ok {
+			t.Errorf("%q: err = %v", v, err)
+		}
+	}
+}

@@ -26,7 +26,7 @@ func parseVersion(s string) (version, error) {
 	}
 	for i, p := range parts {
 		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 || p == "" || (len(p) > 1 && p[0] == '+') {
+		if err != nil || !digits(p) {
 			return v, fmt.Errorf("agui client: protocol version %q is not MAJOR.MINOR[.PATCH]", s)
 		}
 		v[i] = n
