@@ -20,7 +20,8 @@ import (
 type printer struct {
 	out, err io.Writer
 	json     bool
-	color    bool
+	color    bool // stdout is a terminal
+	errColor bool // stderr is a terminal
 	midLine  bool // stdout is in the middle of a line
 	events   int
 	warnings int
@@ -31,7 +32,8 @@ type printer struct {
 }
 
 func newPrinter(env *Env, asJSON bool) *printer {
-	return &printer{out: env.Stdout, err: env.Stderr, json: asJSON, color: isTerminal(env.Stdout), names: map[string]string{}}
+	return &printer{out: env.Stdout, err: env.Stderr, json: asJSON,
+		color: isTerminal(env.Stdout), errColor: isTerminal(env.Stderr), names: map[string]string{}}
 }
 
 // isTerminal reports whether w is a terminal and colour is welcome.
@@ -54,8 +56,13 @@ const (
 	cyan   = "36"
 )
 
-func (p *printer) paint(code, s string) string {
-	if !p.color || s == "" {
+func (p *printer) paint(code, s string) string { return paint(p.color, code, s) }
+
+// paintErr colours text bound for stderr.
+func (p *printer) paintErr(code, s string) string { return paint(p.errColor, code, s) }
+
+func paint(on bool, code, s string) string {
+	if !on || s == "" {
 		return s
 	}
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
@@ -88,7 +95,7 @@ func (p *printer) warning(w client.Warning) {
 	if p.midLine && !p.json {
 		p.endLine()
 	}
-	fmt.Fprintln(p.err, p.paint(yellow, "warning: ")+w.String())
+	fmt.Fprintln(p.err, p.paintErr(yellow, "warning: ")+w.String())
 }
 
 func (p *printer) event(ev agui.Event) {
@@ -227,10 +234,10 @@ func (p *printer) summary(ctx context.Context, runErr error, took time.Duration)
 	stats := fmt.Sprintf("%d events, %d warnings, %s", p.events, p.warnings, took.Round(time.Millisecond))
 	switch {
 	case runErr != nil && errors.Is(runErr, context.Canceled) && ctx.Err() != nil:
-		fmt.Fprintf(p.err, "%s (%s)\n", p.paint(yellow, "agui run: interrupted, request aborted"), stats)
+		fmt.Fprintf(p.err, "%s (%s)\n", p.paintErr(yellow, "agui run: interrupted, request aborted"), stats)
 		return ExitInterrupted
 	case runErr != nil:
-		fmt.Fprintf(p.err, "%s %v (%s)\n", p.paint(red, "agui run: failed:"), runErr, stats)
+		fmt.Fprintf(p.err, "%s %v (%s)\n", p.paintErr(red, "agui run: failed:"), runErr, stats)
 		return ExitRejected
 	}
 	switch e := p.last.(type) { //agui:nonexhaustive p.last only holds a terminal event
