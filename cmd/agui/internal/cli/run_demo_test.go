@@ -144,3 +144,24 @@ func TestRunColour(t *testing.T) {
 		t.Errorf("colour in --json output: %q", out.String())
 	}
 }
+
+// TestRunInterleaved: deltas of two messages that interleave each go on a
+// line labelled with their message.
+func TestRunInterleaved(t *testing.T) {
+	var out bytes.Buffer
+	p := newPrinter(&Env{Stdout: &out, Stderr: &out}, false)
+	for _, ev := range []agui.Event{
+		&agui.TextMessageStart{MessageID: "a"},
+		agui.NewTextMessageContent("a", "one "),
+		&agui.TextMessageStart{MessageID: "b"},
+		agui.NewTextMessageContent("b", "two "),
+		agui.NewTextMessageContent("a", "three"),
+	} {
+		p.event(ev)
+	}
+	p.endLine()
+	want := "assistant: one \nassistant: two \n… message a: three\n"
+	if out.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", out.String(), want)
+	}
+}

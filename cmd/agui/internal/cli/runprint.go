@@ -29,6 +29,18 @@ type printer struct {
 	buf      []byte
 	names    map[string]string // tool call id → name
 	state    []byte            // the final state, for the summary
+	cur      string            // the message or tool call the current line streams
+}
+
+// resume starts a new line when a delta belongs to another stream than the
+// one on the current line (streams of parallel subagents interleave).
+func (p *printer) resume(id, label string) {
+	if id == p.cur {
+		return
+	}
+	p.endLine()
+	p.cur = id
+	p.stream(p.paint(dim, "… "+label+": "))
 }
 
 func newPrinter(env *Env, asJSON bool) *printer {
@@ -88,6 +100,7 @@ func (p *printer) endLine() {
 		io.WriteString(p.out, "\n")
 	}
 	p.midLine = false
+	p.cur = ""
 }
 
 func (p *printer) warning(w client.Warning) {
@@ -175,15 +188,19 @@ func (p *printer) human(ev agui.Event) {
 			role = string(*e.Role)
 		}
 		p.endLine()
+		p.cur = e.MessageID
 		p.stream(p.paint(bold, role+who(e.SubagentRunID)+": "))
 	case *agui.TextMessageContent:
+		p.resume(e.MessageID, "message "+e.MessageID)
 		p.stream(e.Delta)
 	case *agui.TextMessageEnd:
 		p.endLine()
 	case *agui.ToolCallStart:
 		p.endLine()
+		p.cur = e.ToolCallID
 		p.stream(p.paint(cyan, "→ "+e.ToolCallName+who(e.SubagentRunID)+" "))
 	case *agui.ToolCallArgs:
+		p.resume(e.ToolCallID, "→ "+p.names[e.ToolCallID])
 		p.stream(e.Delta)
 	case *agui.ToolCallEnd:
 		p.endLine()
@@ -192,8 +209,10 @@ func (p *printer) human(ev agui.Event) {
 	case *agui.ReasoningStart, *agui.ReasoningEnd:
 	case *agui.ReasoningMessageStart:
 		p.endLine()
+		p.cur = e.MessageID
 		p.stream(p.paint(dim, "thinking: "))
 	case *agui.ReasoningMessageContent:
+		p.resume(e.MessageID, "thinking")
 		p.stream(p.paint(dim, e.Delta))
 	case *agui.ReasoningMessageEnd:
 		p.endLine()
