@@ -1,7 +1,9 @@
 // Measures the reference client reading a text answer: an HttpAgent run
 // over loopback HTTP of one message streamed as N text deltas (SSE parse,
 // enforcement, chunk transform, verifier and reducer, as runAgent does).
-// Prints {"nsPerDelta": ...}: the best of several runs after a warm-up.
+// Prints {"nsPerDelta": ..., "cpuNsPerDelta": ...}: the best wall and CPU
+// time (the process's, its in-process server included) of several runs
+// after a warm-up.
 // Driven by ../bench_test.go, so the figure lands in the same benchmark
 // run as the Go client's.
 //
@@ -29,16 +31,21 @@ const url = `http://127.0.0.1:${server.address().port}/`;
 async function once() {
   const agent = new HttpAgent({ url, threadId: "t" });
   const start = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   await agent.runAgent({ runId: "r" });
   const ns = Number(process.hrtime.bigint() - start);
+  const cpu = process.cpuUsage(cpu0);
+  bestCPU = Math.min(bestCPU, (cpu.user + cpu.system) * 1000);
   if (agent.messages.length !== 1 || agent.messages[0].content.length !== 14 * n) {
     throw new Error("the reference client did not assemble the answer");
   }
   return ns;
 }
 
+let bestCPU = Infinity;
 await once(); // warm-up: JIT
+bestCPU = Infinity;
 let best = Infinity;
 for (let i = 0; i < 5; i++) best = Math.min(best, await once());
 server.close();
-process.stdout.write(JSON.stringify({ nsPerDelta: best / n }) + "\n");
+process.stdout.write(JSON.stringify({ nsPerDelta: best / n, cpuNsPerDelta: bestCPU / n }) + "\n");
