@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -452,7 +453,7 @@ func (t *protoReader) single(dst []byte, f *protoField, raw []byte, v uint64) ([
 	var err error
 	switch f.kind {
 	case pkString:
-		return appendString(dst, string(raw)), true, nil
+		return appendProtoString(dst, raw), true, nil
 	case pkInt:
 		return strconv.AppendInt(dst, int64(v), 10), true, nil
 	case pkBool:
@@ -626,7 +627,7 @@ func (t *protoReader) flatten(dst, b []byte, f *protoField, sep func([]byte) []b
 	dst = append(dst, '{')
 	dst = appendString(dst, f.union.disc)
 	dst = append(dst, ':')
-	dst = appendString(dst, string(s))
+	dst = appendProtoString(dst, s)
 	for i := range f.union.variants {
 		v := &f.union.variants[i]
 		if v.disc == string(s) {
@@ -653,7 +654,7 @@ func (t *protoReader) content(dst, b []byte, f *protoField, sep func([]byte) []b
 	}
 	dst = sep(dst)
 	if isText {
-		return appendString(dst, string(s)), true, nil
+		return appendProtoString(dst, s), true, nil
 	}
 	dst = append(dst, '[')
 	n := 0
@@ -742,7 +743,7 @@ func (t *protoReader) value(dst, b []byte) ([]byte, error) {
 	}
 	switch {
 	case hasStr:
-		return appendString(dst, string(str)), nil
+		return appendProtoString(dst, str), nil
 	case hasNum:
 		return appendJSNumber(dst, math.Float64frombits(num))
 	case hasBool:
@@ -820,7 +821,7 @@ func (t *protoReader) structure(dst, b []byte) ([]byte, error) {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, entries[i].key)
+		dst = appendProtoString(dst, []byte(entries[i].key))
 		dst = append(dst, ':')
 		if dst, err = t.value(dst, entries[i].value); err != nil {
 			return dst, err
@@ -856,4 +857,25 @@ func appendJSNumber(dst []byte, f float64) ([]byte, error) {
 // errNilUnion reports a nil union value met while encoding.
 func errNilUnion(name string) error {
 	return errors.New("a " + name + " value is nil")
+}
+
+// appendProtoString appends a protobuf string as a JSON string. Bytes that
+// are not UTF-8 become U+FFFD itself, not its escape, as a UTF-8 decoder
+// such as the reference's reads them; so the JSON text of a decoded event
+// does not change when it is encoded and decoded again.
+func appendProtoString(dst, s []byte) []byte {
+	if utf8.Valid(s) {
+		return appendString(dst, string(s))
+	}
+	clean := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			clean = utf8.AppendRune(clean, utf8.RuneError)
+		} else {
+			clean = append(clean, s[i:i+size]...)
+		}
+		i += size
+	}
+	return appendString(dst, string(clean))
 }

@@ -1,0 +1,316 @@
+package agui_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/agui-go/sdk/agui"
+)
+
+// corpusEntry is one line of testdata/proto_corpus.jsonl: an event and the
+// bytes @ag-ui/proto 1.0.0 encodes it to. internal/interop writes the file
+// (go test ./internal/interop -run TestProtoParity -update-corpus), so the
+// binding stays checked where Node is not installed.
+type corpusEntry struct {
+	Name  string          `json:"name"`
+	Event json.RawMessage `json:"event"`
+	Proto string          `json:"proto"`
+}
+
+func readCorpus(t testing.TB) []corpusEntry {
+	t.Helper()
+	f, err := os.Open("testdata/proto_corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []corpusEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e corpusEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestProtoCorpus checks every event of the reference byte corpus: our
+// encoding is byte-identical, and decoding the bytes gives back the event
+// (less what protobuf cannot carry).
+func TestProtoCorpus(t *testing.T) {
+	corpus := readCorpus(t)
+	if len(corpus) < 400 {
+		t.Fatalf("only %d corpus entries", len(corpus))
+	}
+	buf := make([]byte, 0, 1024)
+	for _, e := range corpus {
+		ev, err := agui.DecodeEvent(e.Event)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		want, _ := hex.DecodeString(e.Proto)
+		if buf, err = agui.AppendEventProto(buf[:0], ev); err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		if !bytes.Equal(buf, want) {
+			t.Errorf("%s: bytes differ\n ours   %x\n theirs %x", e.Name, buf, want)
+			continue
+		}
+		back, err := agui.DecodeEventProto(want)
+		if err != nil {
+			t.Errorf("%s: decode: %v", e.Name, err)
+			continue
+		}
+		got, _ := back.AppendJSON(nil)
+		if !sameCarried(t, e.Event, got) {
+			t.Errorf("%s: decoded event differs\n sent %s\n got  %s", e.Name, e.Event, got)
+		}
+	}
+}
+
+// sameCarried compares two events as JSON values, less what the protobuf
+// binding does not carry: members a JSON Patch operation does not define,
+// and empty optional lists.
+func sameCarried(t *testing.T, want, got []byte) bool {
+	t.Helper()
+	var a, b any
+	if err := json.Unmarshal(want, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(got, &b); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(dropUncarried(a, ""), dropUncarried(b, ""))
+}
+
+var optionalLists = map[string]bool{"toolCalls": true, "usage": true, "pendingToolCallIds": true, "interruptIds": true}
+
+func dropUncarried(v any, key string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if l, ok := e.([]any); ok && len(l) == 0 && optionalLists[k] {
+				delete(x, k)
+				continue
+			}
+			x[k] = dropUncarried(e, k)
+		}
+	case []any:
+		for i := range x {
+			if op, ok := x[i].(map[string]any); ok && (key == "delta" || key == "patch") {
+				for k := range op {
+					if k != "op" && k != "path" && k != "from" && k != "value" {
+						delete(op, k)
+					}
+				}
+			}
+			x[i] = dropUncarried(x[i], "")
+		}
+	}
+	return v
+}
+
+func mustHex(s string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// TestDecodeEventProtoEnvelope covers the envelope rules the reference
+// applies: the arm decides the type, a base event declaring another type, two
+// different arms or no base event is an error, an envelope holding only an
+// unknown but well-formed arm is an unknown event type.
+func TestDecodeEventProtoEnvelope(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    string // the event's JSON, when it decodes
+		unknown bool
+		errPart string
+	}{
+		{name: "run started", in: "620a 0a02080b 120174 1a0172", want: `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`},
+		{name: "absent required strings read empty", in: "6204 0a02080b", want: `{"type":"RUN_STARTED","threadId":"","runId":""}`},
+		{name: "unknown fields beside the arm are ignored", in: "620a 0a02080b 120174 1a0172 c2060101", want: `{"type":"RUN_STARTED","threadId":"t","runId":"r"}`},
+		{name: "base event declares another type", in: "6204 0a020801", errPart: "envelope carries RUN_STARTED but the base event declares TEXT_MESSAGE_CONTENT"},
+		{name: "two arms", in: "6204 0a02080b 1a04 0a020802", errPart: "more than one event"},
+		{name: "no base event", in: "6203 120174", errPart: "no base event"},
+		{name: "empty envelope", in: "", errPart: "carries no event"},
+		{name: "only an unknown arm", in: "8202 04 0a020801", unknown: true},
+		{name: "truncated", in: "620a 0a02", errPart: "protobuf"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, err := agui.DecodeEventProto(mustHex(tt.in))
+			switch {
+			case tt.unknown:
+				if !errors.Is(err, agui.ErrUnknownEventType) {
+					t.Fatalf("err = %v, want ErrUnknownEventType", err)
+				}
+			case tt.errPart != "":
+				var de *agui.DecodeError
+				if !errors.As(err, &de) || !strings.Contains(err.Error(), tt.errPart) {
+					t.Fatalf("err = %v, want a *DecodeError containing %q", err, tt.errPart)
+				}
+			default:
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := ev.AppendJSON(nil)
+				if string(got) != tt.want {
+					t.Fatalf("got %s, want %s", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestProtoMergedMessageCarriers checks that a message carrying a content
+// form its role does not have is rejected rather than silently dropped.
+func TestProtoMergedMessageCarriers(t *testing.T) {
+	ev := &agui.MessagesSnapshot{Messages: []agui.Message{&agui.ActivityMessage{ID: "a", ActivityType: "x", Content: json.RawMessage(`{"k":1}`)}}}
+	b, err := ev.AppendProto(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Turn the activity message into an assistant one: its activity
+	// content then belongs to no field of the role.
+	bad := bytes.Replace(b, []byte("\x12\x08activity"), []byte("\x12\x09assistant"), 1)
+	bad = fixLengths(t, bad, len(bad)-len(b))
+	if _, err := agui.DecodeEventProto(bad); err == nil || !strings.Contains(err.Error(), "which it does not have") {
+		t.Fatalf("err = %v, want a complaint about the activity fields", err)
+	}
+}
+
+// fixLengths re-encodes a MESSAGES_SNAPSHOT envelope whose one message grew
+// by delta bytes (all lengths here are one byte).
+func fixLengths(t *testing.T, b []byte, delta int) []byte {
+	t.Helper()
+	// envelope: 4a L1 [0a 02 08 08] 12 L2 [message]
+	out := bytes.Clone(b)
+	out[1] = byte(int(out[1]) + delta)
+	out[7] = byte(int(out[7]) + delta)
+	return out
+}
+
+// TestAppendProtoTextDeltaAllocs pins the hot path: a text delta into a
+// reused buffer allocates nothing.
+func TestAppendProtoTextDeltaAllocs(t *testing.T) {
+	ev := agui.NewTextMessageContent("msg-1", "Hello, world")
+	buf := make([]byte, 0, 256)
+	allocs := testing.AllocsPerRun(100, func() {
+		var err error
+		if buf, err = ev.AppendProto(buf[:0]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per text delta, want 0", allocs)
+	}
+}
+
+// TestProtoLongBody covers a length that needs a multi-byte varint, which
+// the encoder writes by shifting the body it already wrote.
+func TestProtoLongBody(t *testing.T) {
+	delta := strings.Repeat("x", 300)
+	ev := agui.NewTextMessageContent("m", delta)
+	b, err := ev.AppendProto([]byte("prefix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := agui.DecodeEventProto(b[len("prefix"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.(*agui.TextMessageContent).Delta; got != delta {
+		t.Fatalf("delta of %d bytes came back as %d", len(delta), len(got))
+	}
+}
+
+// TestProtoOpenJSON covers open JSON the reference reorders: array-index
+// names come first in numeric order, a repeated name keeps its first place
+// and its last value, numbers are doubles written the JavaScript way.
+func TestProtoOpenJSON(t *testing.T) {
+	in := `{"type":"STATE_SNAPSHOT","snapshot":{"b":1,"10":2,"a":{"x":1,"x":2},"2":[1e21,1e-7,-0,0.1,"\u00e9\ud83d\ude00"]}}`
+	want := `{"type":"STATE_SNAPSHOT","snapshot":{"2":[1e+21,1e-7,0,0.1,"é😀"],"10":2,"b":1,"a":{"x":2}}}`
+	ev, err := agui.DecodeEvent([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := agui.AppendEventProto(nil, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := agui.EventProtoToJSON(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(js) != want {
+		t.Fatalf("got  %s\nwant %s", js, want)
+	}
+}
+
+// TestAppendProtoInvalidRawJSON checks that broken raw JSON is an error
+// that names the member, with the buffer left as it was.
+func TestAppendProtoInvalidRawJSON(t *testing.T) {
+	ev := &agui.StateSnapshot{Snapshot: json.RawMessage(`{"a":}`)}
+	buf := []byte("keep")
+	out, err := ev.AppendProto(buf)
+	var ee *agui.EncodeError
+	if !errors.As(err, &ee) || ee.Field != "snapshot" {
+		t.Fatalf("err = %v, want an EncodeError for snapshot", err)
+	}
+	if string(out) != "keep" {
+		t.Fatalf("buffer changed to %q", out)
+	}
+}
+
+// FuzzDecodeEventProto feeds arbitrary bytes to the protobuf decoder, seeded
+// with the reference corpus. It must never panic, and whatever it accepts
+// must survive encode → decode unchanged.
+func FuzzDecodeEventProto(f *testing.F) {
+	for _, e := range readCorpus(f) {
+		b, _ := hex.DecodeString(e.Proto)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := agui.DecodeEventProto(data)
+		if err != nil {
+			return
+		}
+		first, err := agui.AppendEventProto(nil, ev)
+		if err != nil {
+			t.Fatalf("re-encoding a decoded event: %v", err)
+		}
+		again, err := agui.DecodeEventProto(first)
+		if err != nil {
+			t.Fatalf("decoding our own encoding: %v\n%x", err, first)
+		}
+		second, err := agui.AppendEventProto(nil, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first, second) {
+			t.Fatalf("encode → decode → encode is not stable\n%x\n%x", first, second)
+		}
+		j1, _ := ev.AppendJSON(nil)
+		j2, _ := again.AppendJSON(nil)
+		if !bytes.Equal(j1, j2) {
+			t.Fatalf("decode → encode → decode changed the event\n%s\n%s", j1, j2)
+		}
+	})
+}
