@@ -37,11 +37,12 @@ type emitter struct {
 	// paths reuse one event value per type and allocate nothing.
 	retain         bool
 	prefix, suffix string // framing around each event's JSON in out
+	out            []byte // encoded frames; the sink decides when to reset it
+	frame          int    // where the frame being delivered starts in out
+
 	// encode, when set, frames an event in place of prefix, JSON and suffix
 	// (the protobuf binding's length-prefixed message).
 	encode func(dst []byte, ev agui.Event) ([]byte, error)
-	out    []byte // encoded frames; the sink decides when to reset it
-	frame  int    // where the frame being delivered starts in out
 
 	ended  bool  // the terminal event was sent (or the run was abandoned)
 	broken error // non-nil once the sink failed: the cause of DISCONNECTED
