@@ -93,7 +93,7 @@ func envelopeArm(b []byte) (int, []byte, error) {
 	arm := -1
 	var payload []byte
 	parts := 0
-	unknown := 0
+	unknown := protowire.Number(0) // the first unknown arm that walks as a message
 	for i := 0; i < len(b); {
 		num, typ, n := protowire.ConsumeTag(b[i:])
 		if n < 0 {
@@ -127,8 +127,8 @@ func envelopeArm(b []byte) (int, []byte, error) {
 			if m < 0 {
 				return 0, nil, protoWireErr(m)
 			}
-			if walksAsMessage(v) {
-				unknown++
+			if unknown == 0 && walksAsMessage(v) {
+				unknown = num
 			}
 			i += m
 			continue
@@ -141,7 +141,8 @@ func envelopeArm(b []byte) (int, []byte, error) {
 	}
 	if arm < 0 {
 		if unknown > 0 {
-			return 0, nil, &UnknownEventTypeError{Type: "(an unknown protobuf envelope arm)"}
+			// The arm has no type name on the wire, only its number.
+			return 0, nil, &UnknownEventTypeError{Type: "protobuf envelope field " + strconv.Itoa(int(unknown))}
 		}
 		return 0, nil, protoErr("the envelope carries no event")
 	}
