@@ -219,9 +219,13 @@ func (w *jsonWalker) value(b []byte) ([]byte, error) {
 		if serr != nil {
 			return b, serr
 		}
-		f, err := strconv.ParseFloat(string(w.data[w.i:end]), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return b, err
+		f, ok := smallInt(w.data[w.i:end])
+		if !ok {
+			var err error
+			f, err = strconv.ParseFloat(string(w.data[w.i:end]), 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return b, err
+			}
 		}
 		// JavaScript reads an out-of-range number as ±Infinity, and the
 		// reference then writes that double; so does this.
@@ -296,39 +300,88 @@ type member struct {
 }
 
 // object writes the FieldsEntry fields of the Struct body for the object at
-// w.i. Members are written in JavaScript property order: most objects have
-// no member that reorders, and take the direct path, which allocates
-// nothing.
+// w.i, in JavaScript property order. Most objects have no member that
+// reorders (a name like an array index, or a name used twice): they are
+// written in one pass as they are read, allocating nothing. The first
+// member that would reorder sends the object down the general path, which
+// lists the members and writes them again in order.
 func (w *jsonWalker) object(b []byte) ([]byte, error) {
 	if err := w.enter(); err != nil {
 		return b, err
 	}
-	members, reorder, err := w.scanMembers()
-	if err != nil {
-		return b, err
-	}
-	if !reorder {
-		w.i = members.start + 1
-		w.skipSpace()
-		for w.data[w.i] != '}' {
-			end, flags, _ := scanString(w.data, w.i)
-			name := w.data[w.i:end]
-			w.i = skipSpace(w.data, end) + 1 // ':'
-			w.skipSpace()
-			if b, err = w.entry(b, name, flags); err != nil {
-				return b, err
-			}
-			w.skipSpace()
-			if w.data[w.i] == ',' {
-				w.i++
-				w.skipSpace()
-			}
-		}
+	objStart, bStart := w.i, len(b)
+	w.i++ // '{'
+	w.skipSpace()
+	if w.i < len(w.data) && w.data[w.i] == '}' {
 		w.i++
 		w.depth--
 		return b, nil
 	}
-	list := w.collect(members.start)
+	var names [16][]byte
+	n := 0
+	for {
+		if w.i >= len(w.data) || w.data[w.i] != '"' {
+			return b, unexpected(w.data, w.i, " in object, expecting a member name")
+		}
+		end, flags, serr := scanString(w.data, w.i)
+		if serr != nil {
+			return b, serr
+		}
+		name := w.data[w.i:end]
+		if reorders(name, flags, names[:n]) || n == len(names) {
+			return w.reordered(b[:bStart], objStart)
+		}
+		names[n] = name
+		n++
+		w.i = skipSpace(w.data, end)
+		if w.i >= len(w.data) || w.data[w.i] != ':' {
+			return b, unexpected(w.data, w.i, " after a member name, expecting ':'")
+		}
+		w.i = skipSpace(w.data, w.i+1)
+		var err error
+		if b, err = w.entry(b, name, flags); err != nil {
+			return b, err
+		}
+		w.skipSpace()
+		if w.i >= len(w.data) {
+			return b, unexpected(w.data, w.i, " in object")
+		}
+		switch w.data[w.i] {
+		case ',':
+			w.i = skipSpace(w.data, w.i+1)
+		case '}':
+			w.i++
+			w.depth--
+			return b, nil
+		default:
+			return b, unexpected(w.data, w.i, " in object, expecting ',' or '}'")
+		}
+	}
+}
+
+// reorders reports whether the member name (a literal) makes JavaScript's
+// order differ from the text's, given the names before it.
+func reorders(name []byte, flags uint8, before [][]byte) bool {
+	raw := name[1 : len(name)-1]
+	if flags&strEscaped != 0 || isIndexName(raw) {
+		return true
+	}
+	for _, prev := range before {
+		if string(prev) == string(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// reordered writes the object at start through the general path.
+func (w *jsonWalker) reordered(b []byte, start int) ([]byte, error) {
+	end, _, serr := scanValue(w.data, start, maxDepth)
+	if serr != nil {
+		return b, serr
+	}
+	list := w.collect(start)
+	var err error
 	for _, k := range jsMemberOrder(list) {
 		mb := list[k]
 		w.i = mb.start
@@ -336,56 +389,9 @@ func (w *jsonWalker) object(b []byte) ([]byte, error) {
 			return b, err
 		}
 	}
-	w.i = members.end
+	w.i = end
 	w.depth--
 	return b, nil
-}
-
-type span struct{ start, end int }
-
-// scanMembers validates the object at w.i without writing anything, and says
-// whether JavaScript would order its members differently from the text: a
-// member named like an array index, or a name used twice.
-func (w *jsonWalker) scanMembers() (span, bool, error) {
-	start := w.i
-	end, _, serr := scanValue(w.data, w.i, maxDepth)
-	if serr != nil {
-		return span{}, false, serr
-	}
-	reorder := false
-	var names [16][]byte
-	n := 0
-	for j := start + 1; j < end; {
-		j = skipSpace(w.data, j)
-		if w.data[j] == '}' {
-			break
-		}
-		nend, flags, _ := scanString(w.data, j)
-		name := w.data[j+1 : nend-1]
-		if flags&strEscaped != 0 || isIndexName(name) {
-			reorder = true
-			break
-		}
-		if n < len(names) {
-			for _, prev := range names[:n] {
-				if string(prev) == string(name) {
-					reorder = true
-				}
-			}
-			names[n] = name
-			n++
-		} else {
-			reorder = true // many members: let the general path check for duplicates
-		}
-		j = skipSpace(w.data, nend) + 1
-		j = skipSpace(w.data, j)
-		j, _, _ = scanValue(w.data, j, maxDepth)
-		j = skipSpace(w.data, j)
-		if w.data[j] == ',' {
-			j++
-		}
-	}
-	return span{start, end}, reorder, nil
 }
 
 // collect lists the members of the validated object starting at i.
@@ -503,4 +509,27 @@ func protoExtraString(extra []RawMember, name string) (string, bool) {
 		return "", false
 	}
 	return string(appendUnquoted(nil, raw[i:end])), true
+}
+
+// smallInt converts a number literal of at most 15 digits and no fraction
+// or exponent exactly, the common case, without the general parser.
+func smallInt(lit []byte) (float64, bool) {
+	neg := len(lit) > 0 && lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	if len(lit) == 0 || len(lit) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range lit {
+		if !isDigit(c) {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		return -float64(n), true
+	}
+	return float64(n), true
 }
