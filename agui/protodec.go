@@ -55,17 +55,19 @@ func EventProtoToJSON(dst, b []byte) ([]byte, error) {
 	}
 	ev := &protoEvents[arm]
 	t := protoReader{}
-	base, ok, err := t.last(payload, 1)
+	m, err := t.parse(payload)
 	if err != nil {
 		return dst, err
 	}
+	base, ok := lastBytes(m, 1)
 	if !ok {
 		return dst, protoErr("the event carries no base event")
 	}
-	typ, _, err := t.lastVarint(base, 1)
+	bm, err := t.parse(base)
 	if err != nil {
 		return dst, err
 	}
+	typ, _ := lastVarint(bm, 1)
 	if typ != ev.enum {
 		declared := "an unknown type (" + strconv.FormatUint(typ, 10) + ")"
 		for i := range protoEvents {
@@ -77,10 +79,10 @@ func EventProtoToJSON(dst, b []byte) ([]byte, error) {
 	}
 	dst = append(dst, `{"type":`...)
 	dst = appendString(dst, string(ev.typ))
-	if dst, err = t.fields(dst, base, protoMsgBase, true); err != nil {
+	if dst, err = t.fields(dst, bm, protoMsgBase, true); err != nil {
 		return dst, err
 	}
-	if dst, err = t.fields(dst, payload, ev.msg, true); err != nil {
+	if dst, err = t.fields(dst, m, ev.msg, true); err != nil {
 		return dst, err
 	}
 	return append(dst, '}'), nil
@@ -237,131 +239,122 @@ type protoEvent struct {
 	msg  *protoMsg
 }
 
-// protoReader turns protobuf bytes into JSON text by the tables.
+// protoReader turns protobuf bytes into JSON text by the tables. Each
+// message is parsed once into its fields; the fields of the messages being
+// read live on one stack, released as each message is done.
 type protoReader struct {
 	depth int
+	stack []protoEntry
 }
 
-// last returns the payload of the last occurrence of the length-delimited
-// field num, merging occurrences as protobuf merges a singular message.
-func (t *protoReader) last(b []byte, num protowire.Number) ([]byte, bool, error) {
+// protoEntry is one field of a parsed message.
+type protoEntry struct {
+	num protowire.Number
+	typ protowire.Type
+	v   uint64 // varint and fixed64 values
+	b   []byte // length-delimited payloads
+}
+
+// parse splits the message b into its fields, on the reader's stack. The
+// result stays valid while the reader lives (a stack that grows moves to a
+// new array, leaving the old entries intact).
+func (t *protoReader) parse(b []byte) ([]protoEntry, error) {
+	t.depth++
+	if t.depth > maxDepth {
+		return nil, protoErr("nested too deeply")
+	}
+	start := len(t.stack)
+	for i := 0; i < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[i:])
+		if n < 0 {
+			return nil, protoWireErr(n)
+		}
+		i += n
+		e := protoEntry{num: num, typ: typ}
+		switch typ {
+		case protowire.VarintType:
+			e.v, n = protowire.ConsumeVarint(b[i:])
+		case protowire.Fixed64Type:
+			e.v, n = protowire.ConsumeFixed64(b[i:])
+		case protowire.BytesType:
+			e.b, n = protowire.ConsumeBytes(b[i:])
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b[i:])
+		}
+		if n < 0 {
+			return nil, protoWireErr(n)
+		}
+		i += n
+		t.stack = append(t.stack, e)
+	}
+	return t.stack[start:len(t.stack):len(t.stack)], nil
+}
+
+// done releases the fields of a message parsed with parse.
+func (t *protoReader) done(m []protoEntry) {
+	t.depth--
+	if n := len(t.stack) - len(m); n >= 0 && len(m) > 0 && &t.stack[n] == &m[0] {
+		t.stack = t.stack[:n]
+	}
+}
+
+// lastBytes returns the payload of the length-delimited field num, merging
+// several occurrences as protobuf merges a singular message.
+func lastBytes(m []protoEntry, num protowire.Number) ([]byte, bool) {
 	var out []byte
 	found, merged := false, false
-	for i := 0; i < len(b); {
-		n, typ, k := protowire.ConsumeTag(b[i:])
-		if k < 0 {
-			return nil, false, protoWireErr(k)
-		}
-		i += k
-		if n == num && typ == protowire.BytesType {
-			v, m := protowire.ConsumeBytes(b[i:])
-			if m < 0 {
-				return nil, false, protoWireErr(m)
-			}
-			if found {
-				if !merged {
-					out = append([]byte(nil), out...)
-					merged = true
-				}
-				out = append(out, v...)
-			} else {
-				out = v
-			}
-			found = true
-			i += m
+	for i := range m {
+		if m[i].num != num || m[i].typ != protowire.BytesType {
 			continue
 		}
-		m := protowire.ConsumeFieldValue(n, typ, b[i:])
-		if m < 0 {
-			return nil, false, protoWireErr(m)
+		switch {
+		case !found:
+			out = m[i].b
+		case !merged:
+			out = append(append([]byte(nil), out...), m[i].b...)
+			merged = true
+		default:
+			out = append(out, m[i].b...)
 		}
-		i += m
+		found = true
 	}
-	return out, found, nil
+	return out, found
+}
+
+// lastString is lastBytes for a string field: the last occurrence wins.
+func lastString(m []protoEntry, num protowire.Number) ([]byte, bool) {
+	for i := len(m) - 1; i >= 0; i-- {
+		if m[i].num == num && m[i].typ == protowire.BytesType {
+			return m[i].b, true
+		}
+	}
+	return nil, false
 }
 
 // lastVarint returns the last varint field num.
-func (t *protoReader) lastVarint(b []byte, num protowire.Number) (uint64, bool, error) {
-	var out uint64
-	found := false
-	for i := 0; i < len(b); {
-		n, typ, k := protowire.ConsumeTag(b[i:])
-		if k < 0 {
-			return 0, false, protoWireErr(k)
+func lastVarint(m []protoEntry, num protowire.Number) (uint64, bool) {
+	for i := len(m) - 1; i >= 0; i-- {
+		if m[i].num == num && m[i].typ == protowire.VarintType {
+			return m[i].v, true
 		}
-		i += k
-		if n == num && typ == protowire.VarintType {
-			v, m := protowire.ConsumeVarint(b[i:])
-			if m < 0 {
-				return 0, false, protoWireErr(m)
-			}
-			out, found = v, true
-			i += m
-			continue
-		}
-		m := protowire.ConsumeFieldValue(n, typ, b[i:])
-		if m < 0 {
-			return 0, false, protoWireErr(m)
-		}
-		i += m
 	}
-	return out, found, nil
+	return 0, false
 }
 
-// each calls f with every occurrence of field num of the wanted wire type.
-func (t *protoReader) each(b []byte, num protowire.Number, want protowire.Type, f func(raw []byte, v uint64) error) error {
-	for i := 0; i < len(b); {
-		n, typ, k := protowire.ConsumeTag(b[i:])
-		if k < 0 {
-			return protoWireErr(k)
+// has reports whether field num occurs, of any wire type.
+func has(m []protoEntry, num protowire.Number) bool {
+	for i := range m {
+		if m[i].num == num {
+			return true
 		}
-		i += k
-		if n == num && typ == want {
-			switch typ {
-			case protowire.BytesType:
-				v, m := protowire.ConsumeBytes(b[i:])
-				if m < 0 {
-					return protoWireErr(m)
-				}
-				i += m
-				if err := f(v, 0); err != nil {
-					return err
-				}
-			case protowire.VarintType:
-				v, m := protowire.ConsumeVarint(b[i:])
-				if m < 0 {
-					return protoWireErr(m)
-				}
-				i += m
-				if err := f(nil, v); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		m := protowire.ConsumeFieldValue(n, typ, b[i:])
-		if m < 0 {
-			return protoWireErr(m)
-		}
-		i += m
 	}
-	return nil
+	return false
 }
 
-func (t *protoReader) has(b []byte, num protowire.Number) (bool, error) {
-	found := false
-	err := t.each(b, num, protowire.BytesType, func([]byte, uint64) error { found = true; return nil })
-	return found, err
-}
-
-// fields appends the members of the message b as described by d, each
-// preceded by a comma when comma is set (or after the first otherwise).
-func (t *protoReader) fields(dst, b []byte, d *protoMsg, comma bool) ([]byte, error) {
-	t.depth++
-	defer func() { t.depth-- }()
-	if t.depth > maxDepth {
-		return dst, protoErr("nested too deeply")
-	}
+// fields appends the members of the parsed message m as described by d,
+// each preceded by a comma when comma is set (or after the first
+// otherwise).
+func (t *protoReader) fields(dst []byte, m []protoEntry, d *protoMsg, comma bool) ([]byte, error) {
 	var err error
 	for i := range d.fields {
 		f := &d.fields[i]
@@ -374,68 +367,70 @@ func (t *protoReader) fields(dst, b []byte, d *protoMsg, comma bool) ([]byte, er
 			return append(dst, ':')
 		}
 		var wrote bool
-		if f.repeated {
+		switch {
+		case f.repeated:
 			wrote = true
 			dst = sep(dst)
 			dst = append(dst, '[')
-			n := 0
 			want := protowire.BytesType
 			if f.kind == pkInt || f.kind == pkBool {
 				want = protowire.VarintType
 			}
-			err = t.each(b, f.num, want, func(raw []byte, v uint64) error {
+			n := 0
+			for k := range m {
+				if m[k].num != f.num || m[k].typ != want {
+					continue
+				}
 				mark := len(dst)
 				if n > 0 {
 					dst = append(dst, ',')
 				}
 				var keep bool
-				var err error
-				dst, keep, err = t.single(dst, f, raw, v)
+				dst, keep, err = t.single(dst, f, m[k].b, m[k].v)
+				if err != nil {
+					return dst, err
+				}
 				if !keep {
 					dst = dst[:mark]
-					return err
+					continue
 				}
 				n++
-				return err
-			})
-			if err != nil {
-				return dst, err
 			}
 			dst = append(dst, ']')
 			if n == 0 && !f.required {
 				dst, wrote = dst[:start], false
 			}
-		} else {
-			switch f.kind {
-			case pkFlatten:
-				dst, wrote, err = t.flatten(dst, b, f, sep)
-			case pkContent:
-				dst, wrote, err = t.content(dst, b, f, sep)
-			case pkInt, pkBool:
-				v, ok, e := t.lastVarint(b, f.num)
-				if err = e; err == nil && ok {
-					dst = sep(dst)
-					dst, _, err = t.single(dst, f, nil, v)
-					wrote = true
+		case f.kind == pkFlatten:
+			dst, wrote, err = t.flatten(dst, m, f, sep)
+		case f.kind == pkContent:
+			dst, wrote, err = t.content(dst, m, f, sep)
+		case f.kind == pkInt || f.kind == pkBool:
+			if v, ok := lastVarint(m, f.num); ok {
+				dst = sep(dst)
+				dst, _, err = t.single(dst, f, nil, v)
+				wrote = true
+			}
+		default:
+			var raw []byte
+			var ok bool
+			if f.kind == pkString {
+				raw, ok = lastString(m, f.num)
+			} else {
+				raw, ok = lastBytes(m, f.num)
+			}
+			switch {
+			case ok:
+				dst = sep(dst)
+				var keep bool
+				dst, keep, err = t.single(dst, f, raw, 0)
+				wrote = keep
+				if !keep {
+					dst = dst[:start]
 				}
-			default:
-				raw, ok, e := t.last(b, f.num)
-				err = e
-				switch {
-				case err != nil:
-				case ok:
-					dst = sep(dst)
-					var keep bool
-					dst, keep, err = t.single(dst, f, raw, 0)
-					wrote = keep
-					if !keep {
-						dst = dst[:start]
-					}
-				case f.required && f.kind == pkString:
-					dst = sep(dst)
-					dst = append(dst, `""`...)
-					wrote = true
-				}
+			case f.required && f.kind == pkString:
+				dst = sep(dst)
+				dst = append(dst, `""`...)
+				wrote = true
 			}
 		}
 		if err != nil {
@@ -466,8 +461,13 @@ func (t *protoReader) single(dst []byte, f *protoField, raw []byte, v uint64) ([
 		dst, err = t.structure(dst, raw)
 		return dst, true, err
 	case pkMessage:
+		m, err := t.parse(raw)
+		if err != nil {
+			return dst, false, err
+		}
 		dst = append(dst, '{')
-		dst, err = t.fields(dst, raw, f.msg, false)
+		dst, err = t.fields(dst, m, f.msg, false)
+		t.done(m)
 		return append(dst, '}'), true, err
 	case pkUnion:
 		return t.union(dst, raw, f.union)
@@ -477,15 +477,16 @@ func (t *protoReader) single(dst []byte, f *protoField, raw []byte, v uint64) ([
 
 // union appends one union value from its message.
 func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error) {
+	m, err := t.parse(raw)
+	if err != nil {
+		return dst, false, err
+	}
+	defer t.done(m)
 	if !u.merged {
 		var v *protoVariant
 		var payload []byte
 		for i := range u.variants {
-			p, ok, err := t.last(raw, u.variants[i].arm)
-			if err != nil {
-				return dst, false, err
-			}
-			if ok {
+			if p, ok := lastBytes(m, u.variants[i].arm); ok {
 				if v != nil {
 					return dst, false, protoErr(u.name + " carries more than one arm")
 				}
@@ -497,19 +498,21 @@ func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error
 			// value too.
 			return dst, false, nil
 		}
+		pm, err := t.parse(payload)
+		if err != nil {
+			return dst, false, err
+		}
 		dst = append(dst, '{')
 		dst = appendString(dst, u.disc)
 		dst = append(dst, ':')
 		dst = appendString(dst, v.disc)
-		dst, err := t.fields(dst, payload, v.msg, true)
+		dst, err = t.fields(dst, pm, v.msg, true)
+		t.done(pm)
 		return append(dst, '}'), true, err
 	}
 	var disc string
 	if u.enum {
-		n, _, err := t.lastVarint(raw, u.discNum)
-		if err != nil {
-			return dst, false, err
-		}
+		n, _ := lastVarint(m, u.discNum)
 		disc = strconv.FormatUint(n, 10)
 		for i := range u.variants {
 			if uint64(u.variants[i].enum) == n {
@@ -517,26 +520,22 @@ func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error
 			}
 		}
 	} else {
-		s, _, err := t.last(raw, u.discNum)
-		if err != nil {
-			return dst, false, err
-		}
+		s, _ := lastString(m, u.discNum)
 		disc = string(s)
 	}
 	dst = append(dst, '{')
 	dst = appendString(dst, u.disc)
 	dst = append(dst, ':')
-	dst = appendString(dst, disc)
+	dst = appendProtoString(dst, []byte(disc))
 	for i := range u.variants {
 		v := &u.variants[i]
 		if v.disc != disc {
 			continue
 		}
-		dst, err := t.fields(dst, raw, v.msg, true)
-		if err != nil {
+		if dst, err = t.fields(dst, m, v.msg, true); err != nil {
 			return dst, false, err
 		}
-		if dst, err = t.foreign(dst, raw, u, v); err != nil {
+		if dst, err = t.foreign(dst, m, u, v); err != nil {
 			return dst, false, err
 		}
 		return append(dst, '}'), true, nil
@@ -550,7 +549,7 @@ func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error
 // a value on a remove operation). An open variant keeps them as members, as
 // the reference does; any other rejects them, since the value would
 // otherwise be lost without a word.
-func (t *protoReader) foreign(dst, raw []byte, u *protoUnion, v *protoVariant) ([]byte, error) {
+func (t *protoReader) foreign(dst []byte, m []protoEntry, u *protoUnion, v *protoVariant) ([]byte, error) {
 	own := func(n protowire.Number) bool {
 		if n == u.discNum {
 			return true
@@ -562,77 +561,73 @@ func (t *protoReader) foreign(dst, raw []byte, u *protoUnion, v *protoVariant) (
 		}
 		return false
 	}
-	done := map[protowire.Number]bool{}
-	for i := range u.variants {
-		for k := range u.variants[i].msg.fields {
-			f := &u.variants[i].msg.fields[k]
-			for _, n := range []protowire.Number{f.num, f.parts} {
-				if n == 0 || own(n) || done[n] {
-					continue
-				}
-				done[n] = true
-				found, err := t.present(raw, n)
-				if err != nil {
-					return dst, err
-				}
-				if !found {
-					continue
-				}
-				if !v.msg.open || f.kind == pkContent || f.repeated {
-					return dst, protoErr(u.name + " " + strconv.Quote(v.disc) + " carries field " + strconv.Itoa(int(n)) + " (" + f.name + "), which it does not have")
-				}
-				payload, _, err := t.last(raw, n)
-				if err != nil {
-					return dst, err
-				}
-				dst = append(dst, ',')
-				dst = appendString(dst, f.name)
-				dst = append(dst, ':')
-				if dst, _, err = t.single(dst, f, payload, 0); err != nil {
-					return dst, err
-				}
+	for k := range m {
+		n := m[k].num
+		if own(n) {
+			continue
+		}
+		f := u.field(n)
+		if f == nil {
+			continue // a field no variant defines: protobuf ignores it
+		}
+		first := true
+		for j := range k {
+			if m[j].num == n {
+				first = false
 			}
+		}
+		if !first {
+			continue
+		}
+		if !v.msg.open || f.kind == pkContent || f.repeated {
+			return dst, protoErr(u.name + " " + strconv.Quote(v.disc) + " carries field " + strconv.Itoa(int(n)) + " (" + f.name + "), which it does not have")
+		}
+		dst = append(dst, ',')
+		dst = appendString(dst, f.name)
+		dst = append(dst, ':')
+		var raw []byte
+		if f.kind == pkString {
+			raw, _ = lastString(m, n)
+		} else {
+			raw, _ = lastBytes(m, n)
+		}
+		var err error
+		if dst, _, err = t.single(dst, f, raw, m[k].v); err != nil {
+			return dst, err
 		}
 	}
 	return dst, nil
 }
 
-// present reports whether field num occurs in b, of any wire type.
-func (t *protoReader) present(b []byte, num protowire.Number) (bool, error) {
-	for i := 0; i < len(b); {
-		n, typ, k := protowire.ConsumeTag(b[i:])
-		if k < 0 {
-			return false, protoWireErr(k)
+// field returns the field number n of any variant of u, or nil.
+func (u *protoUnion) field(n protowire.Number) *protoField {
+	for i := range u.variants {
+		for k := range u.variants[i].msg.fields {
+			if f := &u.variants[i].msg.fields[k]; f.num == n || f.parts == n {
+				return f
+			}
 		}
-		i += k
-		if n == num {
-			return true, nil
-		}
-		m := protowire.ConsumeFieldValue(n, typ, b[i:])
-		if m < 0 {
-			return false, protoWireErr(m)
-		}
-		i += m
 	}
-	return false, nil
+	return nil
 }
 
 // flatten appends a union member whose discriminator is the string at
-// f.num and whose members sit beside it in b (outcomes).
-func (t *protoReader) flatten(dst, b []byte, f *protoField, sep func([]byte) []byte) ([]byte, bool, error) {
-	s, ok, err := t.last(b, f.num)
-	if err != nil || !ok || len(s) == 0 {
-		return dst, false, err
+// f.num and whose members sit beside it in m (outcomes).
+func (t *protoReader) flatten(dst []byte, m []protoEntry, f *protoField, sep func([]byte) []byte) ([]byte, bool, error) {
+	s, ok := lastString(m, f.num)
+	if !ok || len(s) == 0 {
+		return dst, false, nil
 	}
 	dst = sep(dst)
 	dst = append(dst, '{')
 	dst = appendString(dst, f.union.disc)
 	dst = append(dst, ':')
 	dst = appendProtoString(dst, s)
+	var err error
 	for i := range f.union.variants {
 		v := &f.union.variants[i]
 		if v.disc == string(s) {
-			dst, err = t.fields(dst, b, v.msg, true)
+			dst, err = t.fields(dst, m, v.msg, true)
 			break
 		}
 	}
@@ -641,14 +636,13 @@ func (t *protoReader) flatten(dst, b []byte, f *protoField, sep func([]byte) []b
 
 // content appends Content: the string at f.num, else the list of parts at
 // f.parts (empty when neither is there).
-func (t *protoReader) content(dst, b []byte, f *protoField, sep func([]byte) []byte) ([]byte, bool, error) {
-	s, isText, err := t.last(b, f.num)
-	if err != nil {
-		return dst, false, err
-	}
-	hasParts, err := t.has(b, f.parts)
-	if err != nil {
-		return dst, false, err
+func (t *protoReader) content(dst []byte, m []protoEntry, f *protoField, sep func([]byte) []byte) ([]byte, bool, error) {
+	s, isText := lastString(m, f.num)
+	hasParts := false
+	for k := range m {
+		if m[k].num == f.parts && m[k].typ == protowire.BytesType {
+			hasParts = true
+		}
 	}
 	if isText && hasParts {
 		return dst, false, protoErr(f.name + " carries both string content and content parts")
@@ -659,111 +653,73 @@ func (t *protoReader) content(dst, b []byte, f *protoField, sep func([]byte) []b
 	}
 	dst = append(dst, '[')
 	n := 0
-	err = t.each(b, f.parts, protowire.BytesType, func(raw []byte, _ uint64) error {
+	for k := range m {
+		if m[k].num != f.parts || m[k].typ != protowire.BytesType {
+			continue
+		}
 		mark := len(dst)
 		if n > 0 {
 			dst = append(dst, ',')
 		}
 		var keep bool
 		var err error
-		dst, keep, err = t.union(dst, raw, f.union)
+		dst, keep, err = t.union(dst, m[k].b, f.union)
+		if err != nil {
+			return dst, false, err
+		}
 		if !keep {
 			dst = dst[:mark]
-			return err
+			continue
 		}
 		n++
-		return err
-	})
-	return append(dst, ']'), true, err
+	}
+	return append(dst, ']'), true, nil
 }
 
 // value appends the JSON form of a google.protobuf.Value message. Like the
 // reference, when several kinds are set the string wins, then the number,
 // the bool, the struct, the list, and null; a Value with none is null.
 func (t *protoReader) value(dst, b []byte) ([]byte, error) {
-	t.depth++
-	defer func() { t.depth-- }()
-	if t.depth > maxDepth {
-		return dst, protoErr("nested too deeply")
+	m, err := t.parse(b)
+	if err != nil {
+		return dst, err
 	}
-	var (
-		str, st, list       []byte
-		hasStr, hasSt, hasL bool
-		num                 uint64
-		hasNum, hasBool     bool
-		boolean             uint64
-	)
-	for i := 0; i < len(b); {
-		n, typ, k := protowire.ConsumeTag(b[i:])
-		if k < 0 {
-			return dst, protoWireErr(k)
-		}
-		i += k
-		switch {
-		case n == valueString && typ == protowire.BytesType:
-			v, m := protowire.ConsumeBytes(b[i:])
-			if m < 0 {
-				return dst, protoWireErr(m)
-			}
-			str, hasStr, i = v, true, i+m
-			continue
-		case n == valueStruct && typ == protowire.BytesType:
-			v, m := protowire.ConsumeBytes(b[i:])
-			if m < 0 {
-				return dst, protoWireErr(m)
-			}
-			st, hasSt, i = v, true, i+m
-			continue
-		case n == valueList && typ == protowire.BytesType:
-			v, m := protowire.ConsumeBytes(b[i:])
-			if m < 0 {
-				return dst, protoWireErr(m)
-			}
-			list, hasL, i = v, true, i+m
-			continue
-		case n == valueNumber && typ == protowire.Fixed64Type:
-			v, m := protowire.ConsumeFixed64(b[i:])
-			if m < 0 {
-				return dst, protoWireErr(m)
-			}
-			num, hasNum, i = v, true, i+m
-			continue
-		case n == valueBool && typ == protowire.VarintType:
-			v, m := protowire.ConsumeVarint(b[i:])
-			if m < 0 {
-				return dst, protoWireErr(m)
-			}
-			boolean, hasBool, i = v, true, i+m
-			continue
-		}
-		m := protowire.ConsumeFieldValue(n, typ, b[i:])
-		if m < 0 {
-			return dst, protoWireErr(m)
-		}
-		i += m
+	defer t.done(m)
+	if s, ok := lastString(m, valueString); ok {
+		return appendProtoString(dst, s), nil
 	}
-	switch {
-	case hasStr:
-		return appendProtoString(dst, str), nil
-	case hasNum:
-		return appendJSNumber(dst, math.Float64frombits(num))
-	case hasBool:
-		return strconv.AppendBool(dst, boolean != 0), nil
-	case hasSt:
+	for i := len(m) - 1; i >= 0; i-- {
+		if m[i].num == valueNumber && m[i].typ == protowire.Fixed64Type {
+			return appendJSNumber(dst, math.Float64frombits(m[i].v))
+		}
+	}
+	if v, ok := lastVarint(m, valueBool); ok {
+		return strconv.AppendBool(dst, v != 0), nil
+	}
+	if st, ok := lastBytes(m, valueStruct); ok {
 		return t.structure(dst, st)
-	case hasL:
+	}
+	if list, ok := lastBytes(m, valueList); ok {
+		lm, err := t.parse(list)
+		if err != nil {
+			return dst, err
+		}
+		defer t.done(lm)
 		dst = append(dst, '[')
 		first := true
-		err := t.each(list, listValues, protowire.BytesType, func(raw []byte, _ uint64) error {
+		for k := range lm {
+			if lm[k].num != listValues || lm[k].typ != protowire.BytesType {
+				continue
+			}
 			if !first {
 				dst = append(dst, ',')
 			}
 			first = false
-			var err error
-			dst, err = t.value(dst, raw)
-			return err
-		})
-		return append(dst, ']'), err
+			if dst, err = t.value(dst, lm[k].b); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
 	}
 	return append(dst, "null"...), nil
 }
@@ -771,58 +727,81 @@ func (t *protoReader) value(dst, b []byte) ([]byte, error) {
 // structure appends the JSON object of a google.protobuf.Struct message, its
 // members in JavaScript property order (what the reference's object has).
 func (t *protoReader) structure(dst, b []byte) ([]byte, error) {
-	type entry struct {
-		key   string
-		value []byte
-	}
-	var entries []entry
-	err := t.each(b, structFields, protowire.BytesType, func(raw []byte, _ uint64) error {
-		key, _, err := t.last(raw, entryKey)
-		if err != nil {
-			return err
-		}
-		val, ok, err := t.last(raw, entryValue)
-		if err != nil || !ok {
-			return err // an entry without a value is dropped, as the reference does
-		}
-		entries = append(entries, entry{string(key), val})
-		return nil
-	})
+	m, err := t.parse(b)
 	if err != nil {
 		return dst, err
 	}
-	// JavaScript property order: a repeated key keeps its first place and
-	// its last value; array-index keys come first, in numeric order.
-	order := make([]int, 0, len(entries))
-	pos := map[string]int{}
-	for i, e := range entries {
-		if k, ok := pos[e.key]; ok {
-			order[k] = i
+	defer t.done(m)
+	type entry struct {
+		key   []byte
+		value []byte
+	}
+	var buf [16]entry
+	entries := buf[:0]
+	simple := true // no index-like or repeated key: text order is JavaScript's
+	for k := range m {
+		if m[k].num != structFields || m[k].typ != protowire.BytesType {
 			continue
 		}
-		pos[e.key] = len(order)
-		order = append(order, i)
-	}
-	var index, rest []int
-	for _, i := range order {
-		if isIndexName([]byte(entries[i].key)) {
-			index = append(index, i)
-		} else {
-			rest = append(rest, i)
+		em, err := t.parse(m[k].b)
+		if err != nil {
+			return dst, err
 		}
-	}
-	num := func(i int) uint64 { v, _ := strconv.ParseUint(entries[i].key, 10, 64); return v }
-	for a := 1; a < len(index); a++ {
-		for c := a; c > 0 && num(index[c]) < num(index[c-1]); c-- {
-			index[c], index[c-1] = index[c-1], index[c]
+		key, _ := lastString(em, entryKey)
+		val, ok := lastBytes(em, entryValue)
+		t.done(em)
+		if !ok {
+			continue // an entry without a value is dropped, as the reference does
 		}
+		if simple && isIndexName(key) {
+			simple = false
+		}
+		for _, e := range entries {
+			if simple && string(e.key) == string(key) {
+				simple = false
+			}
+		}
+		entries = append(entries, entry{key, val})
+	}
+	order := make([]int, 0, len(entries))
+	if simple {
+		for i := range entries {
+			order = append(order, i)
+		}
+	} else {
+		// JavaScript property order: a repeated key keeps its first place
+		// and its last value; array-index keys come first, in numeric order.
+		pos := map[string]int{}
+		for i, e := range entries {
+			if k, ok := pos[string(e.key)]; ok {
+				order[k] = i
+				continue
+			}
+			pos[string(e.key)] = len(order)
+			order = append(order, i)
+		}
+		var index, rest []int
+		for _, i := range order {
+			if isIndexName(entries[i].key) {
+				index = append(index, i)
+			} else {
+				rest = append(rest, i)
+			}
+		}
+		num := func(i int) uint64 { v, _ := strconv.ParseUint(string(entries[i].key), 10, 64); return v }
+		for a := 1; a < len(index); a++ {
+			for c := a; c > 0 && num(index[c]) < num(index[c-1]); c-- {
+				index[c], index[c-1] = index[c-1], index[c]
+			}
+		}
+		order = append(index, rest...)
 	}
 	dst = append(dst, '{')
-	for n, i := range append(index, rest...) {
+	for n, i := range order {
 		if n > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendProtoString(dst, []byte(entries[i].key))
+		dst = appendProtoString(dst, entries[i].key)
 		dst = append(dst, ':')
 		if dst, err = t.value(dst, entries[i].value); err != nil {
 			return dst, err
