@@ -31,12 +31,15 @@ func (v *EventBase) appendProtoBase(b []byte, typ uint64) (_ []byte, err error) 
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *TextMessageStart) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x0))
+	b, err = v.EventBase.appendProtoBase(b, 0)
 	if err != nil {
 		return b, err
 	}
 	if v.MessageID != "" {
 		b = protoString(b, 2, v.MessageID)
+	}
+	if v.Role != nil && !(*v.Role).Valid() {
+		return b, encodeError("TextMessageStart", "role", errEnum(string(*v.Role)))
 	}
 	if v.Role != nil {
 		b = protoString(b, 3, string(*v.Role))
@@ -52,7 +55,7 @@ func (v *TextMessageStart) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *TextMessageContent) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x1))
+	b, err = v.EventBase.appendProtoBase(b, 1)
 	if err != nil {
 		return b, err
 	}
@@ -70,7 +73,7 @@ func (v *TextMessageContent) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *TextMessageEnd) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x2))
+	b, err = v.EventBase.appendProtoBase(b, 2)
 	if err != nil {
 		return b, err
 	}
@@ -85,12 +88,15 @@ func (v *TextMessageEnd) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *TextMessageChunk) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x13))
+	b, err = v.EventBase.appendProtoBase(b, 19)
 	if err != nil {
 		return b, err
 	}
 	if v.MessageID != nil {
 		b = protoString(b, 2, *v.MessageID)
+	}
+	if v.Role != nil && !(*v.Role).Valid() {
+		return b, encodeError("TextMessageChunk", "role", errEnum(string(*v.Role)))
 	}
 	if v.Role != nil {
 		b = protoString(b, 3, string(*v.Role))
@@ -109,7 +115,7 @@ func (v *TextMessageChunk) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ToolCallStart) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x3))
+	b, err = v.EventBase.appendProtoBase(b, 3)
 	if err != nil {
 		return b, err
 	}
@@ -130,7 +136,7 @@ func (v *ToolCallStart) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ToolCallArgs) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x4))
+	b, err = v.EventBase.appendProtoBase(b, 4)
 	if err != nil {
 		return b, err
 	}
@@ -148,7 +154,7 @@ func (v *ToolCallArgs) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ToolCallEnd) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x5))
+	b, err = v.EventBase.appendProtoBase(b, 5)
 	if err != nil {
 		return b, err
 	}
@@ -163,7 +169,7 @@ func (v *ToolCallEnd) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ToolCallChunk) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x14))
+	b, err = v.EventBase.appendProtoBase(b, 20)
 	if err != nil {
 		return b, err
 	}
@@ -187,7 +193,7 @@ func (v *ToolCallChunk) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ToolCallResult) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x15))
+	b, err = v.EventBase.appendProtoBase(b, 21)
 	if err != nil {
 		return b, err
 	}
@@ -202,6 +208,9 @@ func (v *ToolCallResult) appendProtoFields(b []byte) (_ []byte, err error) {
 	}
 	if s, ok := v.Content.Text(); ok {
 		b = protoString(b, 5, s)
+	}
+	if v.Role != nil && *v.Role != "tool" {
+		return b, encodeError("ToolCallResult", "role", errConst("tool"))
 	}
 	if v.Role != nil {
 		b = protoString(b, 6, *v.Role)
@@ -219,7 +228,7 @@ func (v *ToolCallResult) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *StateSnapshot) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x6))
+	b, err = v.EventBase.appendProtoBase(b, 6)
 	if err != nil {
 		return b, err
 	}
@@ -235,7 +244,7 @@ func (v *StateSnapshot) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *StateDelta) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x7))
+	b, err = v.EventBase.appendProtoBase(b, 7)
 	if err != nil {
 		return b, err
 	}
@@ -253,7 +262,7 @@ func (v *StateDelta) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *MessagesSnapshot) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x8))
+	b, err = v.EventBase.appendProtoBase(b, 8)
 	if err != nil {
 		return b, err
 	}
@@ -268,7 +277,7 @@ func (v *MessagesSnapshot) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ActivitySnapshot) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x16))
+	b, err = v.EventBase.appendProtoBase(b, 22)
 	if err != nil {
 		return b, err
 	}
@@ -280,6 +289,9 @@ func (v *ActivitySnapshot) appendProtoFields(b []byte) (_ []byte, err error) {
 	}
 	if v.ActivityType != "" {
 		b = protoString(b, 4, v.ActivityType)
+	}
+	if v.Content == nil {
+		return b, encodeError("ActivitySnapshot", "content", errMissing)
 	}
 	b, err = protoStruct(b, 5, v.Content)
 	if err != nil {
@@ -293,7 +305,7 @@ func (v *ActivitySnapshot) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ActivityDelta) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x17))
+	b, err = v.EventBase.appendProtoBase(b, 23)
 	if err != nil {
 		return b, err
 	}
@@ -317,7 +329,7 @@ func (v *ActivityDelta) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *Raw) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x9))
+	b, err = v.EventBase.appendProtoBase(b, 9)
 	if err != nil {
 		return b, err
 	}
@@ -336,7 +348,7 @@ func (v *Raw) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *Custom) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0xa))
+	b, err = v.EventBase.appendProtoBase(b, 10)
 	if err != nil {
 		return b, err
 	}
@@ -355,7 +367,7 @@ func (v *Custom) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *RunStarted) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0xb))
+	b, err = v.EventBase.appendProtoBase(b, 11)
 	if err != nil {
 		return b, err
 	}
@@ -385,7 +397,7 @@ func (v *RunStarted) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *RunFinished) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0xc))
+	b, err = v.EventBase.appendProtoBase(b, 12)
 	if err != nil {
 		return b, err
 	}
@@ -410,6 +422,9 @@ func (v *RunFinished) appendProtoFields(b []byte) (_ []byte, err error) {
 		b = protoString(b, 5, "cancelled")
 	}
 	if o, ok := v.Outcome.(*RunFinishedInterruptOutcome); ok {
+		if len(o.Interrupts) < 1 {
+			return b, encodeError("RunFinished", "interrupts", errMinItems(1))
+		}
 		for i := range o.Interrupts {
 			x := &o.Interrupts[i]
 			b = protoOpen(b, 6)
@@ -441,7 +456,7 @@ func (v *RunFinished) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *RunError) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0xd))
+	b, err = v.EventBase.appendProtoBase(b, 13)
 	if err != nil {
 		return b, err
 	}
@@ -466,7 +481,7 @@ func (v *RunError) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *StepStarted) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0xe))
+	b, err = v.EventBase.appendProtoBase(b, 14)
 	if err != nil {
 		return b, err
 	}
@@ -481,7 +496,7 @@ func (v *StepStarted) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *StepFinished) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0xf))
+	b, err = v.EventBase.appendProtoBase(b, 15)
 	if err != nil {
 		return b, err
 	}
@@ -496,7 +511,7 @@ func (v *StepFinished) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ReasoningStart) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x18))
+	b, err = v.EventBase.appendProtoBase(b, 24)
 	if err != nil {
 		return b, err
 	}
@@ -511,7 +526,7 @@ func (v *ReasoningStart) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ReasoningMessageStart) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x19))
+	b, err = v.EventBase.appendProtoBase(b, 25)
 	if err != nil {
 		return b, err
 	}
@@ -527,7 +542,7 @@ func (v *ReasoningMessageStart) appendProtoFields(b []byte) (_ []byte, err error
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ReasoningMessageContent) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x1a))
+	b, err = v.EventBase.appendProtoBase(b, 26)
 	if err != nil {
 		return b, err
 	}
@@ -545,7 +560,7 @@ func (v *ReasoningMessageContent) appendProtoFields(b []byte) (_ []byte, err err
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ReasoningMessageEnd) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x1b))
+	b, err = v.EventBase.appendProtoBase(b, 27)
 	if err != nil {
 		return b, err
 	}
@@ -560,7 +575,7 @@ func (v *ReasoningMessageEnd) appendProtoFields(b []byte) (_ []byte, err error) 
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ReasoningMessageChunk) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x1c))
+	b, err = v.EventBase.appendProtoBase(b, 28)
 	if err != nil {
 		return b, err
 	}
@@ -578,7 +593,7 @@ func (v *ReasoningMessageChunk) appendProtoFields(b []byte) (_ []byte, err error
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ReasoningEnd) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x1d))
+	b, err = v.EventBase.appendProtoBase(b, 29)
 	if err != nil {
 		return b, err
 	}
@@ -593,12 +608,15 @@ func (v *ReasoningEnd) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ReasoningEncryptedValue) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x1e))
+	b, err = v.EventBase.appendProtoBase(b, 30)
 	if err != nil {
 		return b, err
 	}
 	if v.SubagentRunID != nil {
 		b = protoString(b, 2, *v.SubagentRunID)
+	}
+	if !v.Subtype.Valid() {
+		return b, encodeError("ReasoningEncryptedValue", "subtype", errEnum(string(v.Subtype)))
 	}
 	if v.Subtype != "" {
 		b = protoString(b, 3, string(v.Subtype))
@@ -614,7 +632,7 @@ func (v *ReasoningEncryptedValue) appendProtoFields(b []byte) (_ []byte, err err
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *SubagentStarted) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x10))
+	b, err = v.EventBase.appendProtoBase(b, 16)
 	if err != nil {
 		return b, err
 	}
@@ -641,7 +659,7 @@ func (v *SubagentStarted) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *SubagentFinished) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x11))
+	b, err = v.EventBase.appendProtoBase(b, 17)
 	if err != nil {
 		return b, err
 	}
@@ -670,7 +688,7 @@ func (v *SubagentFinished) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *SubagentError) appendProtoFields(b []byte) (_ []byte, err error) {
-	b, err = v.EventBase.appendProtoBase(b, uint64(0x12))
+	b, err = v.EventBase.appendProtoBase(b, 18)
 	if err != nil {
 		return b, err
 	}
@@ -696,6 +714,9 @@ func (v *RunFinishedSuccessOutcome) appendProtoFields(b []byte) (_ []byte, err e
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *RunFinishedInterruptOutcome) appendProtoFields(b []byte) (_ []byte, err error) {
+	if len(v.Interrupts) < 1 {
+		return b, encodeError("RunFinishedInterruptOutcome", "interrupts", errMinItems(1))
+	}
 	for i := range v.Interrupts {
 		x := &v.Interrupts[i]
 		b = protoOpen(b, 6)
@@ -766,6 +787,9 @@ func (v *Interrupt) appendProtoFields(b []byte) (_ []byte, err error) {
 func (v *ResumeEntry) appendProtoFields(b []byte) (_ []byte, err error) {
 	if v.InterruptID != "" {
 		b = protoString(b, 1, v.InterruptID)
+	}
+	if !v.Status.Valid() {
+		return b, encodeError("ResumeEntry", "status", errEnum(string(v.Status)))
 	}
 	if v.Status != "" {
 		b = protoString(b, 2, string(v.Status))
@@ -988,6 +1012,9 @@ func (v *ActivityMessage) appendProtoFields(b []byte) (_ []byte, err error) {
 		b = protoString(b, 10, *v.SubagentRunID)
 	}
 	b = protoString(b, 12, v.ActivityType)
+	if v.Content == nil {
+		return b, encodeError("ActivityMessage", "content", errMissing)
+	}
 	b, err = protoStruct(b, 13, v.Content)
 	if err != nil {
 		return b, encodeError("ActivityMessage", "content", err)
@@ -1074,6 +1101,9 @@ func (v *TextPart) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ImagePart) appendProtoFields(b []byte) (_ []byte, err error) {
+	if v.Source == nil {
+		return b, encodeError("ImagePart", "source", errMissing)
+	}
 	if v.Source != nil {
 		b, err = appendProtoPartSource(b, 1, v.Source)
 		if err != nil {
@@ -1094,6 +1124,9 @@ func (v *ImagePart) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *AudioPart) appendProtoFields(b []byte) (_ []byte, err error) {
+	if v.Source == nil {
+		return b, encodeError("AudioPart", "source", errMissing)
+	}
 	if v.Source != nil {
 		b, err = appendProtoPartSource(b, 1, v.Source)
 		if err != nil {
@@ -1114,6 +1147,9 @@ func (v *AudioPart) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *VideoPart) appendProtoFields(b []byte) (_ []byte, err error) {
+	if v.Source == nil {
+		return b, encodeError("VideoPart", "source", errMissing)
+	}
 	if v.Source != nil {
 		b, err = appendProtoPartSource(b, 1, v.Source)
 		if err != nil {
@@ -1134,6 +1170,9 @@ func (v *VideoPart) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *DocumentPart) appendProtoFields(b []byte) (_ []byte, err error) {
+	if v.Source == nil {
+		return b, encodeError("DocumentPart", "source", errMissing)
+	}
 	if v.Source != nil {
 		b, err = appendProtoPartSource(b, 1, v.Source)
 		if err != nil {
@@ -1289,6 +1328,9 @@ func (v *RunAgentInput) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *AddOperation) appendProtoFields(b []byte) (_ []byte, err error) {
+	if !validJSONPointer(v.Path) {
+		return b, encodeError("AddOperation", "path", errPointer)
+	}
 	if v.Path != "" {
 		b = protoString(b, 2, v.Path)
 	}
@@ -1304,7 +1346,10 @@ func (v *AddOperation) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *RemoveOperation) appendProtoFields(b []byte) (_ []byte, err error) {
-	b = protoVarint(b, 1, uint64(0x1))
+	b = protoVarint(b, 1, 1)
+	if !validJSONPointer(v.Path) {
+		return b, encodeError("RemoveOperation", "path", errPointer)
+	}
 	if v.Path != "" {
 		b = protoString(b, 2, v.Path)
 	}
@@ -1322,7 +1367,10 @@ func (v *RemoveOperation) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *ReplaceOperation) appendProtoFields(b []byte) (_ []byte, err error) {
-	b = protoVarint(b, 1, uint64(0x2))
+	b = protoVarint(b, 1, 2)
+	if !validJSONPointer(v.Path) {
+		return b, encodeError("ReplaceOperation", "path", errPointer)
+	}
 	if v.Path != "" {
 		b = protoString(b, 2, v.Path)
 	}
@@ -1338,9 +1386,15 @@ func (v *ReplaceOperation) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *MoveOperation) appendProtoFields(b []byte) (_ []byte, err error) {
-	b = protoVarint(b, 1, uint64(0x3))
+	b = protoVarint(b, 1, 3)
+	if !validJSONPointer(v.Path) {
+		return b, encodeError("MoveOperation", "path", errPointer)
+	}
 	if v.Path != "" {
 		b = protoString(b, 2, v.Path)
+	}
+	if !validJSONPointer(v.From) {
+		return b, encodeError("MoveOperation", "from", errPointer)
 	}
 	b = protoString(b, 3, v.From)
 	if x, ok := protoExtra(v.Extra, "value"); ok {
@@ -1354,9 +1408,15 @@ func (v *MoveOperation) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *CopyOperation) appendProtoFields(b []byte) (_ []byte, err error) {
-	b = protoVarint(b, 1, uint64(0x4))
+	b = protoVarint(b, 1, 4)
+	if !validJSONPointer(v.Path) {
+		return b, encodeError("CopyOperation", "path", errPointer)
+	}
 	if v.Path != "" {
 		b = protoString(b, 2, v.Path)
+	}
+	if !validJSONPointer(v.From) {
+		return b, encodeError("CopyOperation", "from", errPointer)
 	}
 	b = protoString(b, 3, v.From)
 	if x, ok := protoExtra(v.Extra, "value"); ok {
@@ -1370,7 +1430,10 @@ func (v *CopyOperation) appendProtoFields(b []byte) (_ []byte, err error) {
 
 // appendProtoFields appends the fields of v's protobuf message, in field-number order.
 func (v *TestOperation) appendProtoFields(b []byte) (_ []byte, err error) {
-	b = protoVarint(b, 1, uint64(0x5))
+	b = protoVarint(b, 1, 5)
+	if !validJSONPointer(v.Path) {
+		return b, encodeError("TestOperation", "path", errPointer)
+	}
 	if v.Path != "" {
 		b = protoString(b, 2, v.Path)
 	}
@@ -3383,157 +3446,157 @@ var protoMsgBase = &protoMsg{
 // protoEvents lists the arms of the ag_ui.Event envelope, in EventType order.
 var protoEvents = [...]protoEvent{{
 	arm:  1,
-	enum: uint64(0x0),
+	enum: 0,
 	msg:  protoMsgTextMessageStart,
 	typ:  EventTypeTextMessageStart,
 }, {
 	arm:  2,
-	enum: uint64(0x1),
+	enum: 1,
 	msg:  protoMsgTextMessageContent,
 	typ:  EventTypeTextMessageContent,
 }, {
 	arm:  3,
-	enum: uint64(0x2),
+	enum: 2,
 	msg:  protoMsgTextMessageEnd,
 	typ:  EventTypeTextMessageEnd,
 }, {
 	arm:  17,
-	enum: uint64(0x13),
+	enum: 19,
 	msg:  protoMsgTextMessageChunk,
 	typ:  EventTypeTextMessageChunk,
 }, {
 	arm:  4,
-	enum: uint64(0x3),
+	enum: 3,
 	msg:  protoMsgToolCallStart,
 	typ:  EventTypeToolCallStart,
 }, {
 	arm:  5,
-	enum: uint64(0x4),
+	enum: 4,
 	msg:  protoMsgToolCallArgs,
 	typ:  EventTypeToolCallArgs,
 }, {
 	arm:  6,
-	enum: uint64(0x5),
+	enum: 5,
 	msg:  protoMsgToolCallEnd,
 	typ:  EventTypeToolCallEnd,
 }, {
 	arm:  18,
-	enum: uint64(0x14),
+	enum: 20,
 	msg:  protoMsgToolCallChunk,
 	typ:  EventTypeToolCallChunk,
 }, {
 	arm:  22,
-	enum: uint64(0x15),
+	enum: 21,
 	msg:  protoMsgToolCallResult,
 	typ:  EventTypeToolCallResult,
 }, {
 	arm:  7,
-	enum: uint64(0x6),
+	enum: 6,
 	msg:  protoMsgStateSnapshot,
 	typ:  EventTypeStateSnapshot,
 }, {
 	arm:  8,
-	enum: uint64(0x7),
+	enum: 7,
 	msg:  protoMsgStateDelta,
 	typ:  EventTypeStateDelta,
 }, {
 	arm:  9,
-	enum: uint64(0x8),
+	enum: 8,
 	msg:  protoMsgMessagesSnapshot,
 	typ:  EventTypeMessagesSnapshot,
 }, {
 	arm:  23,
-	enum: uint64(0x16),
+	enum: 22,
 	msg:  protoMsgActivitySnapshot,
 	typ:  EventTypeActivitySnapshot,
 }, {
 	arm:  24,
-	enum: uint64(0x17),
+	enum: 23,
 	msg:  protoMsgActivityDelta,
 	typ:  EventTypeActivityDelta,
 }, {
 	arm:  10,
-	enum: uint64(0x9),
+	enum: 9,
 	msg:  protoMsgRaw,
 	typ:  EventTypeRaw,
 }, {
 	arm:  11,
-	enum: uint64(0xa),
+	enum: 10,
 	msg:  protoMsgCustom,
 	typ:  EventTypeCustom,
 }, {
 	arm:  12,
-	enum: uint64(0xb),
+	enum: 11,
 	msg:  protoMsgRunStarted,
 	typ:  EventTypeRunStarted,
 }, {
 	arm:  13,
-	enum: uint64(0xc),
+	enum: 12,
 	msg:  protoMsgRunFinished,
 	typ:  EventTypeRunFinished,
 }, {
 	arm:  14,
-	enum: uint64(0xd),
+	enum: 13,
 	msg:  protoMsgRunError,
 	typ:  EventTypeRunError,
 }, {
 	arm:  15,
-	enum: uint64(0xe),
+	enum: 14,
 	msg:  protoMsgStepStarted,
 	typ:  EventTypeStepStarted,
 }, {
 	arm:  16,
-	enum: uint64(0xf),
+	enum: 15,
 	msg:  protoMsgStepFinished,
 	typ:  EventTypeStepFinished,
 }, {
 	arm:  25,
-	enum: uint64(0x18),
+	enum: 24,
 	msg:  protoMsgReasoningStart,
 	typ:  EventTypeReasoningStart,
 }, {
 	arm:  26,
-	enum: uint64(0x19),
+	enum: 25,
 	msg:  protoMsgReasoningMessageStart,
 	typ:  EventTypeReasoningMessageStart,
 }, {
 	arm:  27,
-	enum: uint64(0x1a),
+	enum: 26,
 	msg:  protoMsgReasoningMessageContent,
 	typ:  EventTypeReasoningMessageContent,
 }, {
 	arm:  28,
-	enum: uint64(0x1b),
+	enum: 27,
 	msg:  protoMsgReasoningMessageEnd,
 	typ:  EventTypeReasoningMessageEnd,
 }, {
 	arm:  29,
-	enum: uint64(0x1c),
+	enum: 28,
 	msg:  protoMsgReasoningMessageChunk,
 	typ:  EventTypeReasoningMessageChunk,
 }, {
 	arm:  30,
-	enum: uint64(0x1d),
+	enum: 29,
 	msg:  protoMsgReasoningEnd,
 	typ:  EventTypeReasoningEnd,
 }, {
 	arm:  31,
-	enum: uint64(0x1e),
+	enum: 30,
 	msg:  protoMsgReasoningEncryptedValue,
 	typ:  EventTypeReasoningEncryptedValue,
 }, {
 	arm:  19,
-	enum: uint64(0x10),
+	enum: 16,
 	msg:  protoMsgSubagentStarted,
 	typ:  EventTypeSubagentStarted,
 }, {
 	arm:  20,
-	enum: uint64(0x11),
+	enum: 17,
 	msg:  protoMsgSubagentFinished,
 	typ:  EventTypeSubagentFinished,
 }, {
 	arm:  21,
-	enum: uint64(0x12),
+	enum: 18,
 	msg:  protoMsgSubagentError,
 	typ:  EventTypeSubagentError,
 }}

@@ -314,3 +314,37 @@ func FuzzDecodeEventProto(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendProtoRejectsWhatJSONRejects checks that the two encoders accept
+// the same values: what AppendJSON refuses, AppendProto refuses too, naming
+// the same member, so a stream cannot carry over protobuf an event it could
+// not carry over SSE.
+func TestAppendProtoRejectsWhatJSONRejects(t *testing.T) {
+	narrator := agui.TextMessageRole("narrator")
+	user := "user"
+	for _, tc := range []struct {
+		name  string
+		ev    agui.Event
+		field string
+	}{
+		{"enum", &agui.TextMessageStart{MessageID: "m", Role: &narrator}, "role"},
+		{"constant", &agui.ToolCallResult{MessageID: "m", ToolCallID: "c", Content: agui.TextContent("x"), Role: &user}, "role"},
+		{"pointer", &agui.StateDelta{Delta: agui.JSONPatch{&agui.RemoveOperation{Path: "no-slash"}}}, "path"},
+		{"missing object", &agui.ActivitySnapshot{MessageID: "m", ActivityType: "a"}, "content"},
+		{"min items", &agui.RunFinished{ThreadID: "t", RunID: "r", Outcome: &agui.RunFinishedInterruptOutcome{}}, "interrupts"},
+		{"missing union", &agui.ToolCallResult{MessageID: "m", ToolCallID: "c", Content: agui.PartsContent(&agui.ImagePart{})}, "source"},
+		{"nil element", &agui.MessagesSnapshot{Messages: []agui.Message{nil}}, ""}, // the two name the list differently
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, jerr := tc.ev.AppendJSON(nil)
+			_, perr := agui.AppendEventProto(nil, tc.ev)
+			var je, pe *agui.EncodeError
+			if !errors.As(jerr, &je) {
+				t.Fatalf("AppendJSON: %v, want an EncodeError", jerr)
+			}
+			if !errors.As(perr, &pe) || (tc.field != "" && (pe.Field != je.Field || pe.Field != tc.field)) {
+				t.Fatalf("AppendProto: %v; AppendJSON: %v; want both about %q", perr, jerr, tc.field)
+			}
+		})
+	}
+}

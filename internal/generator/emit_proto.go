@@ -113,7 +113,7 @@ func (e *emitter) emitProtoFields(f *File, s *StructDef) {
 	if s.Embeds != nil {
 		enum := s.Event.ProtoEnum
 		slots = append(slots, slot{1, func(g *Group) {
-			g.List(Id("b"), Err()).Op("=").Id("v").Dot(s.Embeds.GoName).Dot("appendProtoBase").Call(Id("b"), Lit(uint64(enum)))
+			g.List(Id("b"), Err()).Op("=").Id("v").Dot(s.Embeds.GoName).Dot("appendProtoBase").Call(Id("b"), Lit(enum))
 			g.If(Err().Op("!=").Nil()).Block(Return(Id("b"), Err()))
 		}})
 	}
@@ -129,7 +129,7 @@ func (e *emitter) emitProtoFields(f *File, s *StructDef) {
 			if pv != nil && pv.HasEnum {
 				if pv.Enum != 0 { // proto3: the zero value is not written
 					slots = append(slots, slot{fl.ProtoField, func(g *Group) {
-						g.Id("b").Op("=").Id("protoVarint").Call(Id("b"), Lit(fl.ProtoField), Lit(uint64(pv.Enum)))
+						g.Id("b").Op("=").Id("protoVarint").Call(Id("b"), Lit(fl.ProtoField), Lit(pv.Enum))
 					}})
 				}
 				continue
@@ -220,6 +220,7 @@ func (e *emitter) protoField(g *Group, recv *Statement, typ string, fl *Field) {
 	}
 	str := func(v *Statement) *Statement { return Id("b").Op("=").Id("protoString").Call(Id("b"), n.Clone(), v) }
 	t := fl.Type
+	e.protoCheck(g, x, typ, fl)
 	if fl.IsConst {
 		if fl.Required {
 			g.Add(str(Lit(fl.Const)))
@@ -294,6 +295,9 @@ func (e *emitter) protoField(g *Group, recv *Statement, typ string, fl *Field) {
 			g.If(x.Clone().Op("!=").Nil()).Block(body(x.Clone())...)
 		}
 	case KindUnion:
+		if fl.Required {
+			g.If(x.Clone().Op("==").Nil()).Block(Return(Id("b"), Id("encodeError").Call(Lit(typ), Lit(fl.JSON), Id("errMissing"))))
+		}
 		g.If(x.Clone().Op("!=").Nil()).Block(
 			List(Id("b"), Err()).Op("=").Id("appendProto"+t.Union.GoName).Call(Id("b"), n.Clone(), x.Clone()),
 			fail(),
@@ -474,7 +478,7 @@ func (e *emitter) emitProtoTables(f *File) {
 		for _, ev := range e.m.Events {
 			g.Values(Dict{
 				Id("arm"):  Lit(ev.Event.ProtoOneof),
-				Id("enum"): Lit(uint64(ev.Event.ProtoEnum)),
+				Id("enum"): Lit(ev.Event.ProtoEnum),
 				Id("typ"):  Id(ev.Event.ConstName),
 				Id("msg"):  Id(msgName(ev)),
 			})
@@ -541,4 +545,37 @@ func (e *emitter) extraSlots(s *StructDef) []slot {
 		}
 	}
 	return out
+}
+
+// protoCheck writes the checks AppendJSON makes on a member before it is
+// written, so that the two encodings accept exactly the same values: an
+// unknown enum value, a wrong constant, a string that must be a JSON
+// Pointer and is not, a missing required object, a list below its minimum.
+func (e *emitter) protoCheck(g *Group, x *Statement, typ string, fl *Field) {
+	t := fl.Type
+	fail := func(reason Code) *Statement {
+		return Return(Id("b"), Id("encodeError").Call(Lit(typ), Lit(fl.JSON), reason))
+	}
+	switch {
+	case fl.IsConst:
+		if !fl.Required {
+			g.If(x.Clone().Op("!=").Nil().Op("&&").Op("*").Add(x.Clone()).Op("!=").Lit(fl.Const)).Block(fail(Id("errConst").Call(Lit(fl.Const))))
+		}
+	case t.Kind == KindEnum && fl.Required:
+		g.If(Op("!").Add(x.Clone()).Dot("Valid").Call()).Block(fail(Id("errEnum").Call(String().Call(x.Clone()))))
+	case t.Kind == KindEnum:
+		g.If(x.Clone().Op("!=").Nil().Op("&&").Op("!").Parens(Op("*").Add(x.Clone())).Dot("Valid").Call()).Block(fail(Id("errEnum").Call(String().Call(Op("*").Add(x.Clone())))))
+	case t.Kind == KindString && t.Format == "json-pointer" && fl.Required:
+		g.If(Op("!").Id("validJSONPointer").Call(x.Clone())).Block(fail(Id("errPointer")))
+	case t.Kind == KindString && t.Format == "json-pointer":
+		g.If(x.Clone().Op("!=").Nil().Op("&&").Op("!").Id("validJSONPointer").Call(Op("*").Add(x.Clone()))).Block(fail(Id("errPointer")))
+	case t.Kind == KindRawObject && fl.Required:
+		g.If(x.Clone().Op("==").Nil()).Block(fail(Id("errMissing")))
+	case t.Kind == KindArray && t.MinItems > 0:
+		cond := Len(x.Clone()).Op("<").Lit(t.MinItems)
+		if !fl.Required {
+			cond = x.Clone().Op("!=").Nil().Op("&&").Add(cond)
+		}
+		g.If(cond).Block(fail(Id("errMinItems").Call(Lit(t.MinItems))))
+	}
 }
