@@ -100,6 +100,7 @@ var demoInputs = map[string]string{
 	"tour":      `{"threadId":"t-tour","runId":"r-tour","messages":[{"id":"u1","role":"user","content":"Show me everything"}]}`,
 	"interrupt": `{"threadId":"t-hitl","runId":"r-hitl-1","messages":[{"id":"u2","role":"user","content":"Please interrupt for approval"}]}`,
 	"fail":      `{"threadId":"t-fail","runId":"r-fail","messages":[{"id":"u3","role":"user","content":"Please fail"}]}`,
+	"resume":    `{"threadId":"t-hitl","runId":"r-hitl-2","messages":[{"id":"u2","role":"user","content":"Please interrupt for approval"}],"resume":[{"interruptId":"i-1","status":"resolved","payload":{"approved":true}}]}`,
 }
 
 // demoScenarios runs each demo scenario over SSE and returns its events.

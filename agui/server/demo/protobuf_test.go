@@ -89,13 +89,14 @@ func stream(t *testing.T, url, accept, body string) [][]byte {
 func TestDemoProtobufMatchesSSE(t *testing.T) {
 	srv := httptest.NewServer(demo.Handler())
 	defer srv.Close()
-	for _, tc := range []struct{ name, text string }{
-		{"tour", "Show me everything"},
-		{"interrupt", "Please interrupt for approval"},
-		{"fail", "Please fail"},
+	for _, tc := range []struct{ name, text, extra string }{
+		{"tour", "Show me everything", ""},
+		{"interrupt", "Please interrupt for approval", ""},
+		{"resume", "Please interrupt for approval", `,"resume":[{"interruptId":"i-1","status":"resolved","payload":{"approved":true}}]`},
+		{"fail", "Please fail", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			body := fmt.Sprintf(`{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":%q}]}`, tc.text)
+			body := fmt.Sprintf(`{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":%q}]%s}`, tc.text, tc.extra)
 			viaSSE := stream(t, srv.URL, "text/event-stream", body)
 			viaProto := stream(t, srv.URL, "application/vnd.ag-ui.event+proto", body)
 			if len(viaSSE) < 3 {
