@@ -96,7 +96,10 @@ func sameCarried(t *testing.T, want, got []byte) bool {
 	return reflect.DeepEqual(dropUncarried(a, ""), dropUncarried(b, ""))
 }
 
-var optionalLists = map[string]bool{"toolCalls": true, "usage": true, "pendingToolCallIds": true, "interruptIds": true}
+// optionalLists are the schema's optional list members (internal/interop
+// derives the same set from the schema).
+var optionalLists = map[string]bool{"toolCalls": true, "usage": true, "pendingToolCallIds": true, "interruptIds": true,
+	"tools": true, "context": true, "resume": true}
 
 func dropUncarried(v any, key string) any {
 	switch x := v.(type) {
