@@ -44,7 +44,11 @@ const (
 //
 // A started stream is 200 with Content-Type text/event-stream and
 // Cache-Control no-cache; every event is one `data: <json>` line followed by
-// an empty line, LF only. Events are flushed as soon as the agent pauses;
+// an empty line, LF only. When the Accept header names the protobuf binding
+// (application/vnd.ag-ui.event+proto, or application/*), or admits it and
+// not SSE, the stream is that binding instead: each event a length-prefixed
+// ag_ui.Event message (package protoframe), checked by the same verifier,
+// with no keep-alives. A bare */* gets SSE. Events are flushed as soon as the agent pauses;
 // under load, consecutive events are coalesced into one write within a small
 // latency budget ([WithFlushLatency]), and at most a bounded amount is ever
 // buffered: a client that reads slowly slows the agent down.
