@@ -351,3 +351,40 @@ func TestAppendProtoRejectsWhatJSONRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestProtoOutcomeStrays checks that outcome members sent without their
+// outcome, or with another outcome, are not dropped in silence: like the
+// reference, the decoder hands them on, and the strict JSON decoder rejects
+// the event naming them.
+func TestProtoOutcomeStrays(t *testing.T) {
+	// RUN_FINISHED{threadId t, runId r, pendingToolCallIds ["c"]} with no
+	// outcome (field 5), then the same with outcome "cancelled".
+	for _, in := range []string{
+		"6a0d 0a02080c 120174 1a0172 420163",
+		"6a18 0a02080c 120174 1a0172 2a0963616e63656c6c6564 420163",
+	} {
+		_, err := agui.DecodeEventProto(mustHex(in))
+		if err == nil || !strings.Contains(err.Error(), "pendingToolCallIds") {
+			t.Errorf("%s: err = %v, want a rejection naming pendingToolCallIds", in, err)
+		}
+	}
+}
+
+// TestProtoEmptyValue checks the reference's reading of a Value with no kind
+// set: an absent member, a dropped object entry, null in a list.
+func TestProtoEmptyValue(t *testing.T) {
+	// CUSTOM{name "n", value Value{}} and STATE_SNAPSHOT{snapshot
+	// {"a": Value{}, "b": [Value{}]}}.
+	for _, tc := range []struct{ in, want string }{
+		{"5a09 0a02080a 12016e 1a00", `{"type":"CUSTOM","name":"n"}`},
+		{"3a1a 0a020806 1214 2a12 0a05 0a0161 1200 0a09 0a0162 1204 3202 0a00", `{"type":"STATE_SNAPSHOT","snapshot":{"b":[null]}}`},
+	} {
+		got, err := agui.EventProtoToJSON(nil, mustHex(tc.in))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s: got %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

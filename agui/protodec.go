@@ -3,6 +3,7 @@ package agui
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -455,6 +456,11 @@ func (t *protoReader) single(dst []byte, f *protoField, raw []byte, v uint64) ([
 	case pkBool:
 		return strconv.AppendBool(dst, v != 0), true, nil
 	case pkValue:
+		if !valueSet(raw) {
+			// The reference reads a Value with no kind set as undefined,
+			// and the member as absent.
+			return dst, false, nil
+		}
 		dst, err = t.value(dst, raw)
 		return dst, true, err
 	case pkStruct:
@@ -582,18 +588,23 @@ func (t *protoReader) foreign(dst []byte, m []protoEntry, u *protoUnion, v *prot
 		if !v.msg.open || f.kind == pkContent || f.repeated {
 			return dst, protoErr(u.name + " " + strconv.Quote(v.disc) + " carries field " + strconv.Itoa(int(n)) + " (" + f.name + "), which it does not have")
 		}
-		dst = append(dst, ',')
-		dst = appendString(dst, f.name)
-		dst = append(dst, ':')
 		var raw []byte
 		if f.kind == pkString {
 			raw, _ = lastString(m, n)
 		} else {
 			raw, _ = lastBytes(m, n)
 		}
+		mark := len(dst)
+		dst = append(dst, ',')
+		dst = appendString(dst, f.name)
+		dst = append(dst, ':')
+		var keep bool
 		var err error
-		if dst, _, err = t.single(dst, f, raw, m[k].v); err != nil {
+		if dst, keep, err = t.single(dst, f, raw, m[k].v); err != nil {
 			return dst, err
+		}
+		if !keep {
+			dst = dst[:mark]
 		}
 	}
 	return dst, nil
@@ -612,26 +623,68 @@ func (u *protoUnion) field(n protowire.Number) *protoField {
 }
 
 // flatten appends a union member whose discriminator is the string at
-// f.num and whose members sit beside it in m (outcomes).
+// f.num and whose members sit beside it in m (outcomes). Like the
+// reference, members of another variant that arrived anyway are not lost:
+// they join the outcome, or sit at the top level when there is no outcome,
+// where the JSON decoder names them.
 func (t *protoReader) flatten(dst []byte, m []protoEntry, f *protoField, sep func([]byte) []byte) ([]byte, bool, error) {
 	s, ok := lastString(m, f.num)
 	if !ok || len(s) == 0 {
-		return dst, false, nil
+		dst, err := t.strays(dst, m, f.union, nil)
+		return dst, false, err
 	}
 	dst = sep(dst)
 	dst = append(dst, '{')
 	dst = appendString(dst, f.union.disc)
 	dst = append(dst, ':')
 	dst = appendProtoString(dst, s)
+	var chosen *protoVariant
 	var err error
 	for i := range f.union.variants {
-		v := &f.union.variants[i]
-		if v.disc == string(s) {
-			dst, err = t.fields(dst, m, v.msg, true)
-			break
+		if v := &f.union.variants[i]; v.disc == string(s) {
+			chosen = v
+			if dst, err = t.fields(dst, m, v.msg, true); err != nil {
+				return dst, false, err
+			}
 		}
 	}
+	dst, err = t.strays(dst, m, f.union, chosen)
 	return append(dst, '}'), true, err
+}
+
+// strays appends, each after a comma, the members of u's variants other
+// than chosen that are present in m.
+func (t *protoReader) strays(dst []byte, m []protoEntry, u *protoUnion, chosen *protoVariant) ([]byte, error) {
+	var done []protowire.Number
+	for i := range u.variants {
+		v := &u.variants[i]
+		if v == chosen {
+			continue
+		}
+		for k := range v.msg.fields {
+			f := v.msg.fields[k]
+			if !has(m, f.num) || slices.Contains(done, f.num) || (chosen != nil && chosen.owns(f.num)) {
+				continue
+			}
+			done = append(done, f.num)
+			one := protoMsg{name: v.msg.name, fields: []protoField{f}}
+			var err error
+			if dst, err = t.fields(dst, m, &one, true); err != nil {
+				return dst, err
+			}
+		}
+	}
+	return dst, nil
+}
+
+// owns reports whether the variant's message has field n.
+func (v *protoVariant) owns(n protowire.Number) bool {
+	for _, f := range v.msg.fields {
+		if f.num == n {
+			return true
+		}
+	}
+	return false
 }
 
 // content appends Content: the string at f.num, else the list of parts at
@@ -678,7 +731,9 @@ func (t *protoReader) content(dst []byte, m []protoEntry, f *protoField, sep fun
 
 // value appends the JSON form of a google.protobuf.Value message. Like the
 // reference, when several kinds are set the string wins, then the number,
-// the bool, the struct, the list, and null; a Value with none is null.
+// the bool, the struct, the list, and null; a Value with none is null here
+// (an element of a list: JSON.stringify writes undefined there as null),
+// and callers that hold a member or an entry drop it instead (valueSet).
 func (t *protoReader) value(dst, b []byte) ([]byte, error) {
 	m, err := t.parse(b)
 	if err != nil {
@@ -750,7 +805,7 @@ func (t *protoReader) structure(dst, b []byte) ([]byte, error) {
 		key, _ := lastString(em, entryKey)
 		val, ok := lastBytes(em, entryValue)
 		t.done(em)
-		if !ok {
+		if !ok || !valueSet(val) {
 			continue // an entry without a value is dropped, as the reference does
 		}
 		if simple && isIndexName(key) {
@@ -858,4 +913,31 @@ func appendProtoString(dst, s []byte) []byte {
 		i += size
 	}
 	return appendString(dst, string(clean))
+}
+
+// valueSet reports whether the google.protobuf.Value message b has a kind
+// set, whatever its wire errors (value reports those).
+func valueSet(b []byte) bool {
+	for i := 0; i < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[i:])
+		if n < 0 {
+			return true // let value() report the broken bytes
+		}
+		i += n
+		switch {
+		case num == valueNull && typ == protowire.VarintType,
+			num == valueNumber && typ == protowire.Fixed64Type,
+			num == valueString && typ == protowire.BytesType,
+			num == valueBool && typ == protowire.VarintType,
+			num == valueStruct && typ == protowire.BytesType,
+			num == valueList && typ == protowire.BytesType:
+			return true
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[i:])
+		if m < 0 {
+			return true
+		}
+		i += m
+	}
+	return false
 }
