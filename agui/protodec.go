@@ -546,7 +546,20 @@ func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error
 		}
 		return append(dst, '}'), true, nil
 	}
-	// An unknown discriminator: the JSON decoder names it.
+	// An unknown discriminator: hand on every member under its name, as the
+	// reference does, and let the JSON decoder judge the role.
+	var done []*protoField
+	for k := range m {
+		f := u.field(m[k].num)
+		if f == nil || m[k].num == u.discNum || slices.Contains(done, f) {
+			continue
+		}
+		done = append(done, f)
+		one := protoMsg{name: u.name, fields: []protoField{*f}}
+		if dst, err = t.fields(dst, m, &one, true); err != nil {
+			return dst, false, err
+		}
+	}
 	return append(dst, '}'), true, nil
 }
 

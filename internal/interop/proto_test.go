@@ -307,3 +307,67 @@ func dropUncarried(v any, key string) any {
 	}
 	return v
 }
+
+// TestProtoDecodeDifferential decodes thousands of corrupted frames (bits
+// flipped in the reference corpus, deterministically) with our decoder and
+// with the reference's decode(): both must accept and reject the same
+// frames, and read the accepted ones alike. Two differences are allowed,
+// and counted: a number that is not finite, which JSON cannot carry, is an
+// error here where the reference hands JavaScript's Infinity on; and a
+// length inside a nested message that runs past that message's end is an
+// error here (protowire's "unexpected EOF"), where the reference's reader
+// reads on into the bytes that follow.
+func TestProtoDecodeDifferential(t *testing.T) {
+	dir, err := NodeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(corpusPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seeds [][]byte
+	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
+		var e struct{ Proto string }
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := hex.DecodeString(e.Proto)
+		seeds = append(seeds, b)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var frames [][]byte
+	var lines []string
+	for range 3000 {
+		b := bytes.Clone(seeds[rng.IntN(len(seeds))])
+		for range 1 + rng.IntN(3) {
+			b[rng.IntN(len(b))] ^= byte(1 << rng.IntN(8))
+		}
+		frames = append(frames, b)
+		lines = append(lines, hex.EncodeToString(b))
+	}
+	theirs := runNode(t, dir, "decode", lines)
+	accepted, allowed := 0, 0
+	for i, b := range frames {
+		ours, err := agui.EventProtoToJSON(nil, b)
+		rejected := strings.HasPrefix(theirs[i], "!")
+		switch {
+		case err != nil && strings.Contains(err.Error(), "not finite"),
+			err != nil && !rejected && strings.HasSuffix(err.Error(), "protobuf: unexpected EOF"):
+			allowed++
+		case err != nil && !rejected:
+			t.Errorf("%s: we reject (%v), the reference reads %s", lines[i], err, theirs[i])
+		case err == nil && rejected:
+			t.Errorf("%s: we read %s, the reference rejects (%s)", lines[i], ours, theirs[i])
+		case err == nil:
+			accepted++
+			if !sameEvent(t, ours, []byte(theirs[i]), true) {
+				t.Errorf("%s: read differently\n ours   %s\n theirs %s", lines[i], ours, theirs[i])
+			}
+		}
+	}
+	t.Logf("%d of %d corrupted frames accepted by both and read alike, %d rejected by us where the reference reads on, the rest rejected by both", accepted, len(frames), allowed)
+	if allowed > len(frames)/100 {
+		t.Errorf("%d allowed differences, more than 1%%", allowed)
+	}
+}
