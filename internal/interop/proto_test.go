@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,8 +105,18 @@ func protoEvents(t *testing.T) (names []string, docs [][]byte) {
 			add(fmt.Sprintf("generated %d#%d", i, j), doc)
 		}
 	}
-	for name, evs := range demoScenarios(t) {
-		for i, ev := range evs {
+	// The demo mints random ids; they are renamed in order of appearance so
+	// that the corpus does not change each time it is regenerated.
+	scenarios := demoScenarios(t)
+	for _, name := range slices.Sorted(maps.Keys(scenarios)) {
+		ids := map[string]string{}
+		for i, ev := range scenarios[name] {
+			ev = uuidPattern.ReplaceAllFunc(ev, func(id []byte) []byte {
+				if _, ok := ids[string(id)]; !ok {
+					ids[string(id)] = fmt.Sprintf("%s-%d", name, len(ids)+1)
+				}
+				return []byte(ids[string(id)])
+			})
 			add(fmt.Sprintf("demo %s#%d", name, i), ev)
 		}
 	}
@@ -112,6 +125,8 @@ func protoEvents(t *testing.T) (names []string, docs [][]byte) {
 	}
 	return names, docs
 }
+
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
 // demoInputs are the demo agent's scenarios (see demo.Exercise).
 var demoInputs = map[string]string{
