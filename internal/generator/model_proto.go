@@ -240,9 +240,6 @@ func (r *resolver) checkProto() error {
 						if vf == v.Disc {
 							continue
 						}
-						if _, ok := nums[vf.ProtoField]; ok && nums[vf.ProtoField] == v.Name+"."+vf.JSON {
-							continue
-						}
 						if err := claim(vf.ProtoField, v.Name+"."+vf.JSON); err != nil {
 							return err
 						}
@@ -268,6 +265,27 @@ func (r *resolver) checkProto() error {
 	for _, s := range r.model.Structs {
 		if seen[s] {
 			pm.Structs = append(pm.Structs, s)
+		}
+	}
+	// The variants of a merged union share one message, so a field number
+	// must mean the same member in all of them.
+	for _, u := range r.model.Unions {
+		if !pm.Merged(u) || u == r.model.EventUnion {
+			continue
+		}
+		names := map[int]string{}
+		for _, v := range u.Variants {
+			for _, f := range v.Fields {
+				for _, n := range []int{f.ProtoField, pm.Info(f).Parts} {
+					if n == 0 {
+						continue
+					}
+					if prev, ok := names[n]; ok && prev != f.JSON {
+						return r.errAt(r.def(v.Name), "protobuf field %d of the shared %s message is %s in one variant and %s in %s", n, u.Name, prev, f.JSON, v.Name)
+					}
+					names[n] = f.JSON
+				}
+			}
 		}
 	}
 	return nil

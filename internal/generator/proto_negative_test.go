@@ -35,6 +35,10 @@ func TestProtoAnnotationErrors(t *testing.T) {
 			pointer: "/$defs/ActivityMessage", msg: "protobuf field 1 is used by both",
 		},
 		{
+			name: "one number, two members of a shared message", old: `"x-agui-proto-field": 12,`, new: `"x-agui-proto-field": 4,`,
+			pointer: "/$defs/ActivityMessage", msg: "protobuf field 4 of the shared Message message is name in one variant and activityType in ActivityMessage",
+		},
+		{
 			name: "member without a number", old: `"x-agui-proto-field": 12,`, new: ``,
 			pointer: "/$defs/ActivityMessage/properties/activityType", msg: "member ActivityMessage.activityType has no x-agui-proto-field",
 		},
