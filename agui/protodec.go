@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -29,33 +30,58 @@ import (
 // is an *UnknownEventTypeError, which matches ErrUnknownEventType; any
 // other failure is a *DecodeError.
 func DecodeEventProto(b []byte) (Event, error) {
-	data, err := EventProtoToJSON(nil, b)
-	if err != nil {
+	t := getProtoReader()
+	defer putProtoReader(t)
+	var err error
+	if t.out, err = t.event(t.out[:0], b); err != nil {
 		return nil, err
 	}
-	return DecodeEvent(data)
+	// The JSON decoder copies what it keeps, so the buffer can be reused.
+	return DecodeEvent(t.out)
 }
 
 // DecodeEventProtoLenient is DecodeEventProto with the lenient JSON
 // decoder's tolerance of what older peers send.
 func DecodeEventProtoLenient(b []byte) (Event, []Warning, error) {
-	data, err := EventProtoToJSON(nil, b)
-	if err != nil {
+	t := getProtoReader()
+	defer putProtoReader(t)
+	var err error
+	if t.out, err = t.event(t.out[:0], b); err != nil {
 		return nil, nil, err
 	}
-	return DecodeEventLenient(data)
+	return DecodeEventLenient(t.out)
+}
+
+var protoReaders = sync.Pool{New: func() any { return &protoReader{stack: make([]protoEntry, 0, 64)} }}
+
+func getProtoReader() *protoReader { return protoReaders.Get().(*protoReader) }
+
+// putProtoReader returns t to the pool, unless it grew large, and without
+// references into the caller's bytes.
+func putProtoReader(t *protoReader) {
+	if cap(t.stack) > 4096 || cap(t.out) > 1<<20 {
+		return
+	}
+	clear(t.stack[:cap(t.stack)])
+	t.stack, t.out, t.depth = t.stack[:0], t.out[:0], 0
+	protoReaders.Put(t)
 }
 
 // EventProtoToJSON appends the JSON form of the ag_ui.Event message b to
 // dst, without checking it against the schema: the form @ag-ui/proto's
 // decode() produces, for tools that inspect what was sent.
 func EventProtoToJSON(dst, b []byte) ([]byte, error) {
+	t := getProtoReader()
+	defer putProtoReader(t)
+	return t.event(dst, b)
+}
+
+func (t *protoReader) event(dst, b []byte) ([]byte, error) {
 	arm, payload, err := envelopeArm(b)
 	if err != nil {
 		return dst, err
 	}
 	ev := &protoEvents[arm]
-	t := protoReader{}
 	m, err := t.parse(payload)
 	if err != nil {
 		return dst, err
@@ -246,6 +272,7 @@ type protoEvent struct {
 type protoReader struct {
 	depth int
 	stack []protoEntry
+	out   []byte // DecodeEventProto's JSON
 }
 
 // protoEntry is one field of a parsed message.
@@ -885,6 +912,9 @@ func appendJSNumber(dst []byte, f float64) ([]byte, error) {
 	}
 	if f == 0 {
 		return append(dst, '0'), nil // -0 too, as JSON.stringify writes it
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.AppendInt(dst, int64(f), 10), nil // the common case, exactly
 	}
 	format := byte('f')
 	if abs := math.Abs(f); abs < 1e-6 || abs >= 1e21 {
