@@ -388,3 +388,22 @@ func TestProtoEmptyValue(t *testing.T) {
 		}
 	}
 }
+
+// TestProtoInvalidUTF8 checks that a Go string that is not UTF-8 goes on
+// the protobuf wire as the text its JSON encoding carries.
+func TestProtoInvalidUTF8(t *testing.T) {
+	ev := agui.NewTextMessageContent("m", "a\xffb")
+	js, _ := ev.AppendJSON(nil)
+	viaJSON, err := agui.DecodeEvent(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ev.AppendProto(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := viaJSON.(*agui.TextMessageContent).AppendProto(nil)
+	if !bytes.Equal(b, want) {
+		t.Fatalf("got %x, want %x", b, want)
+	}
+}

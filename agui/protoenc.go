@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -44,14 +45,25 @@ const (
 	listValues   = 1
 )
 
+// protoString writes a string field. Protobuf strings are UTF-8; a Go
+// string that is not becomes what its JSON encoding reads back as, each
+// invalid byte U+FFFD, so the two bindings carry the same text.
 func protoString(b []byte, num protowire.Number, s string) []byte {
 	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, s)
-}
-
-func protoBytes(b []byte, num protowire.Number, s []byte) []byte {
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, s)
+	if utf8.ValidString(s) {
+		return protowire.AppendString(b, s)
+	}
+	clean := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			clean = utf8.AppendRune(clean, utf8.RuneError)
+		} else {
+			clean = append(clean, s[i:i+size]...)
+		}
+		i += size
+	}
+	return protowire.AppendBytes(b, clean)
 }
 
 func protoVarint(b []byte, num protowire.Number, v uint64) []byte {
