@@ -252,9 +252,10 @@ func (w *jsonWalker) value(b []byte) ([]byte, error) {
 // appendStringBytes writes the length-prefixed UTF-8 contents of the string
 // literal lit.
 func (w *jsonWalker) appendStringBytes(b, lit []byte, flags uint8) []byte {
-	if flags&strEscaped == 0 {
+	if flags&strEscaped == 0 && (flags&strNonASCII == 0 || utf8.Valid(lit)) {
 		return protowire.AppendBytes(b, lit[1:len(lit)-1])
 	}
+	// Escapes to decode, or bytes that are not UTF-8 (which become U+FFFD).
 	w.scratch = appendUnquoted(w.scratch[:0], lit)
 	return protowire.AppendBytes(b, w.scratch)
 }
