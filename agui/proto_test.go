@@ -407,3 +407,41 @@ func TestProtoInvalidUTF8(t *testing.T) {
 		t.Fatalf("got %x, want %x", b, want)
 	}
 }
+
+// FuzzProtoOpenJSON encodes arbitrary JSON as a state snapshot: whatever
+// the encoder accepts must decode back to the same JSON value (as
+// encoding/json reads both: numbers as doubles, a repeated name's last
+// value), and whatever it refuses must be refused by the JSON encoder too.
+func FuzzProtoOpenJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,2.5,"x",null,true,{"b":{}}]}`, `{"2":1,"1":2,"a":3,"a":4}`, `"\u00e9\ud800"`, `[1e400]`, `{"a":}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		ev := agui.NewStateSnapshot(json.RawMessage(raw))
+		b, perr := ev.AppendProto(nil)
+		_, jerr := ev.AppendJSON(nil)
+		if (perr == nil) != (jerr == nil) {
+			t.Fatalf("AppendProto: %v, AppendJSON: %v", perr, jerr)
+		}
+		if perr != nil {
+			return
+		}
+		js, err := agui.EventProtoToJSON(nil, b)
+		if err != nil {
+			if strings.Contains(err.Error(), "not finite") {
+				return // a number beyond float64, which JSON cannot carry back
+			}
+			t.Fatalf("decoding our own encoding: %v", err)
+		}
+		var want, got struct{ Snapshot any }
+		if err := json.Unmarshal([]byte(`{"snapshot":`+string(raw)+`}`), &want); err != nil {
+			return // encoding/json is stricter about some input (invalid UTF-8 is fine for it, depth is not)
+		}
+		if err := json.Unmarshal(js, &got); err != nil {
+			t.Fatalf("%s: %v", js, err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("sent %s, got back %s", raw, js)
+		}
+	})
+}
