@@ -136,6 +136,7 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if enc == encodingProtobuf {
 		hdr.Set("Content-Type", MediaTypeProtobuf)
 	}
+	hdr.Add("Vary", "Accept") // the encoding depends on it
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
 	w.WriteHeader(http.StatusOK)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -32,6 +33,9 @@ func TestNegotiatedContentType(t *testing.T) {
 		w := post(h, validBody, map[string]string{"Accept": tc.accept})
 		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != tc.want {
 			t.Errorf("Accept %q: status %d, content type %q, want %q", tc.accept, w.Code, w.Header().Get("Content-Type"), tc.want)
+		}
+		if !slices.Contains(w.Header().Values("Vary"), "Accept") {
+			t.Errorf("Accept %q: no Vary: Accept", tc.accept)
 		}
 	}
 }
