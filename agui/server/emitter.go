@@ -40,6 +40,10 @@ type emitter struct {
 	out            []byte // encoded frames; the sink decides when to reset it
 	frame          int    // where the frame being delivered starts in out
 
+	// encode, when set, frames an event in place of prefix, JSON and suffix
+	// (the protobuf binding's length-prefixed message).
+	encode func(dst []byte, ev agui.Event) ([]byte, error)
+
 	ended  bool  // the terminal event was sent (or the run was abandoned)
 	broken error // non-nil once the sink failed: the cause of DISCONNECTED
 
@@ -132,8 +136,14 @@ func (e *emitter) emit(ev agui.Event, sc *scope) error {
 // Called with mu held.
 func (e *emitter) send(ev agui.Event, verified bool) error {
 	start := len(e.out)
-	e.out = append(e.out, e.prefix...)
-	out, err := ev.AppendJSON(e.out)
+	var out []byte
+	var err error
+	if e.encode != nil {
+		out, err = e.encode(e.out, ev)
+	} else {
+		e.out = append(e.out, e.prefix...)
+		out, err = ev.AppendJSON(e.out)
+	}
 	if err != nil {
 		e.out = e.out[:start]
 		return SerializationError(err)

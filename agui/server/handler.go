@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/protoframe"
 )
 
 // Codes of the JSON error bodies the handler answers with before a stream
@@ -43,7 +44,11 @@ const (
 //
 // A started stream is 200 with Content-Type text/event-stream and
 // Cache-Control no-cache; every event is one `data: <json>` line followed by
-// an empty line, LF only. Events are flushed as soon as the agent pauses;
+// an empty line, LF only. When the Accept header names the protobuf binding
+// (application/vnd.ag-ui.event+proto, or application/*), or admits it and
+// not SSE, the stream is that binding instead: each event a length-prefixed
+// ag_ui.Event message (package protoframe), checked by the same verifier,
+// with no keep-alives. A bare */* gets SSE. Events are flushed as soon as the agent pauses;
 // under load, consecutive events are coalesced into one write within a small
 // latency budget ([WithFlushLatency]), and at most a bounded amount is ever
 // buffered: a client that reads slowly slows the agent down.
@@ -88,9 +93,10 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reject(w, http.StatusUnsupportedMediaType, HTTPCodeUnsupportedMediaType, err.Error())
 		return
 	}
-	if negotiate(r.Header.Values("Accept")) == encodingNone {
+	enc := negotiate(r.Header.Values("Accept"))
+	if enc == encodingNone {
 		reject(w, http.StatusNotAcceptable, HTTPCodeNotAcceptable,
-			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE)
+			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.maxBody))
@@ -127,13 +133,25 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	hdr := w.Header()
 	hdr.Set("Content-Type", MediaTypeSSE)
+	if enc == encodingProtobuf {
+		hdr.Set("Content-Type", MediaTypeProtobuf)
+	}
+	hdr.Add("Vary", "Accept") // the encoding depends on it
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
 	w.WriteHeader(http.StatusOK)
 
-	s := newSSESink(w, h.cfg)
-	e := runner.newEmitter(s, false)
-	e.prefix, e.suffix = "data: ", "\n\n"
+	var s *sseSink
+	var e *emitter
+	if enc == encodingProtobuf {
+		s = newProtobufSink(w, h.cfg)
+		e = runner.newEmitter(s, false)
+		e.encode = protoframe.AppendFrame
+	} else {
+		s = newSSESink(w, h.cfg)
+		e = runner.newEmitter(s, false)
+		e.prefix, e.suffix = "data: ", "\n\n"
+	}
 	e.out = make([]byte, 0, h.cfg.maxBuffered+4<<10)
 	s.e = e
 	go s.loop()
@@ -226,6 +244,14 @@ func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 		done:      make(chan struct{}),
 		lastWrite: time.Now(),
 	}
+}
+
+// newProtobufSink is the sink of a protobuf stream: the same writing and
+// flushing as SSE, without keep-alives, since the binary framing has no
+// comment frame to carry one.
+func newProtobufSink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
+	cfg.keepAlive = 0
+	return newSSESink(w, cfg)
 }
 
 func (s *sseSink) deliver(e *emitter, _ agui.Event) error {

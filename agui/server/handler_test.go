@@ -65,9 +65,8 @@ func TestHandlerRejections(t *testing.T) {
 		{name: "content type", header: map[string]string{"Content-Type": "text/plain"}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
 		{name: "no content type", header: map[string]string{"Content-Type": ""}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
 		{name: "charset", header: map[string]string{"Content-Type": "application/json; charset=latin1"}, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
-		{name: "protobuf only", header: map[string]string{"Accept": "application/vnd.ag-ui.event+proto"}, status: 406, code: "NOT_ACCEPTABLE"},
 		{name: "html only", header: map[string]string{"Accept": "text/html"}, status: 406, code: "NOT_ACCEPTABLE"},
-		{name: "sse refused", header: map[string]string{"Accept": "text/event-stream;q=0, */*"}, status: 406, code: "NOT_ACCEPTABLE"},
+		{name: "both refused", header: map[string]string{"Accept": "text/event-stream;q=0, application/vnd.ag-ui.event+proto;q=0, */*"}, status: 406, code: "NOT_ACCEPTABLE"},
 		{name: "too large", body: `{"threadId":"` + strings.Repeat("x", 2000) + `"}`, status: 413, code: "REQUEST_TOO_LARGE"},
 		{name: "malformed", body: `{"threadId":`, status: 400, code: "INVALID_INPUT"},
 		{name: "invalid", body: `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"narrator","content":"hi"}]}`, status: 400, code: "INVALID_INPUT", message: "/messages/0"},
@@ -129,13 +128,13 @@ func TestNegotiation(t *testing.T) {
 	}{
 		{"", true},
 		{"text/event-stream", true},
-		{"*/*", true}, // admits both; protobuf is not served yet, so SSE
+		{"*/*", true}, // admits both; SSE unless protobuf is named
 		{"text/*", true},
 		{"application/vnd.ag-ui.event+proto, text/event-stream", true},
 		{"text/event-stream;q=0.1, application/vnd.ag-ui.event+proto", true},
 		{"TEXT/EVENT-STREAM", true},
-		{"application/vnd.ag-ui.event+proto", false},
-		{"application/*", false},
+		{"application/vnd.ag-ui.event+proto", true},
+		{"application/*", true},
 		{"text/event-stream;q=0", false},
 		{"application/json", false},
 	} {

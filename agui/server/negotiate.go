@@ -15,26 +15,33 @@ const (
 type encoding int
 
 const (
-	encodingNone encoding = iota // nothing we serve is admitted: 406
-	encodingSSE
-	// encodingProtobuf arrives with the protobuf binding.
+	encodingNone     encoding = iota // nothing we serve is admitted: 406
+	encodingSSE                      // text/event-stream
+	encodingProtobuf                 // application/vnd.ag-ui.event+proto
 )
 
 // negotiate picks the response encoding from the request's Accept header
 // values, as the AG-UI HTTP bindings specify: a media type is admitted when
-// the most specific range that matches it has q > 0 (a wildcard admits too),
-// and relative quality values between the two types are not consulted. An
-// absent or empty Accept admits SSE only.
+// the most specific range that matches it has q > 0, and relative quality
+// values between the two types are not consulted. An absent or empty Accept
+// admits SSE only.
 //
-// The protocol prefers protobuf whenever it is admitted; this server does not
-// serve protobuf yet, so a request that admits SSE gets SSE whatever else it
-// admits, and one that admits only protobuf gets encodingNone (406).
+// One choice is ours: protobuf is served when the client names it (a range
+// of its own type or application/*) or when SSE is not admitted at all. A
+// client that sends only */* gets SSE, which every AG-UI client reads; the
+// reference encoder would answer it with protobuf, which a client that never
+// asked for it may not read.
 func negotiate(accept []string) encoding {
 	header := strings.TrimSpace(strings.Join(accept, ","))
 	if header == "" {
 		return encodingSSE
 	}
-	if admits(header, "text", "event-stream") {
+	pSpec, pOK := admission(header, "application", "vnd.ag-ui.event+proto")
+	sse := admits(header, "text", "event-stream")
+	switch {
+	case pOK && (pSpec > 0 || !sse):
+		return encodingProtobuf
+	case sse:
 		return encodingSSE
 	}
 	return encodingNone
@@ -42,6 +49,14 @@ func negotiate(accept []string) encoding {
 
 // admits reports whether the Accept header admits typ/sub.
 func admits(header, typ, sub string) bool {
+	_, ok := admission(header, typ, sub)
+	return ok
+}
+
+// admission reports whether the Accept header admits typ/sub, and the
+// specificity of the range that decided it: 2 for the type itself, 1 for
+// typ/*, 0 for */*.
+func admission(header, typ, sub string) (int, bool) {
 	best, q := -1, 0.0 // specificity of the best matching range, and its q
 	for r := range strings.SplitSeq(header, ",") {
 		params := strings.Split(r, ";")
@@ -76,5 +91,5 @@ func admits(header, typ, sub string) bool {
 			best, q = spec, rq
 		}
 	}
-	return best >= 0 && q > 0
+	return best, best >= 0 && q > 0
 }

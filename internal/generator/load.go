@@ -142,7 +142,8 @@ var (
 		"x-agui-format", "x-agui-go-embed"}
 	propKeywords = []string{"description", "type", "$ref", "const", "enum", "not", "oneOf", "items",
 		"minimum", "maximum", "minItems", "additionalProperties", "default", "contentEncoding",
-		"x-agui-proto-field", "x-agui-null-tolerated", "x-agui-go-type"}
+		"x-agui-proto-field", "x-agui-null-tolerated", "x-agui-go-type",
+		"x-agui-proto-optional", "x-agui-proto-parts", "x-agui-proto-json"}
 )
 
 func (r *resolver) checkKeywords(n *node, allowed []string) error {
@@ -196,7 +197,10 @@ func (r *resolver) resolve() error {
 			}
 		}
 	}
-	return r.finishEvents()
+	if err := r.finishEvents(); err != nil {
+		return err
+	}
+	return r.resolveProto()
 }
 
 func (r *resolver) allOf(d *node) []string {

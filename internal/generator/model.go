@@ -22,6 +22,8 @@ type Model struct {
 	Entities   []Entity
 	Rules      []Rule
 	ErrorCodes []ErrorCode
+
+	Proto ProtoModel // the protobuf binding (model_proto.go)
 }
 
 // Kind says how a value is represented in Go.

@@ -23,7 +23,14 @@ func writeModule(t *testing.T, dir, module string, files map[string][]byte) {
 			t.Fatal(err)
 		}
 	}
-	write("go.mod", []byte("module "+module+"\n\ngo 1.26\n"))
+	// The hand-written runtime's one dependency, protowire, comes from the
+	// module cache at the repository's version (the go command runs offline).
+	write("go.mod", []byte("module "+module+"\n\ngo 1.26\n\nrequire "+protobufRequire(t)+"\n"))
+	sum, err := os.ReadFile("../../go.sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("go.sum", sum)
 	for name, src := range files {
 		write(name, src)
 	}
@@ -42,6 +49,23 @@ func writeModule(t *testing.T, dir, module string, files map[string][]byte) {
 		}
 		write(filepath.Join("agui", base), data)
 	}
+}
+
+// protobufRequire returns the repository's requirement of
+// google.golang.org/protobuf, "path version".
+func protobufRequire(t *testing.T) string {
+	t.Helper()
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "google.golang.org/protobuf" {
+			return f[0] + " " + f[1]
+		}
+	}
+	t.Fatal("go.mod does not require google.golang.org/protobuf")
+	return ""
 }
 
 // goCmd runs the go command in dir, offline: the module has no dependencies.
@@ -82,16 +106,16 @@ func bumpSchema(t *testing.T) []byte {
 		"allOf":       []any{map[string]any{"$ref": "#/$defs/BaseEvent"}, map[string]any{"$ref": "#/$defs/Attributable"}},
 		"properties": map[string]any{
 			"type": map[string]any{"const": "PING"},
-			"note": map[string]any{"type": "string"},
+			"note": map[string]any{"type": "string", "x-agui-proto-field": 2},
 		},
 		"required":              []any{"type", "note"},
 		"unevaluatedProperties": false,
 		"x-agui-lifecycle":      map[string]any{"action": "none"},
 		"x-agui-attribution":    "tag",
-		"x-agui-proto":          map[string]any{"enum": 31, "oneof": 32},
+		"x-agui-proto":          map[string]any{"enum": 31, "oneof": 32, "subagentRunId": 3},
 	}
 	tmc := defs["TextMessageContentEvent"].(map[string]any)
-	tmc["properties"].(map[string]any)["priority"] = map[string]any{"type": "integer", "minimum": 0, "maximum": 10}
+	tmc["properties"].(map[string]any)["priority"] = map[string]any{"type": "integer", "minimum": 0, "maximum": 10, "x-agui-proto-field": 5}
 	out, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +167,18 @@ func main() {
 			os.Exit(1)
 		}
 		again, _ := back.AppendJSON(nil)
-		fmt.Printf("%s %s %v\n", back.Type(), data, string(again) == string(data))
+		pb, err := agui.AppendEventProto(nil, ev)
+		if err != nil {
+			fmt.Println("encode protobuf:", err)
+			os.Exit(1)
+		}
+		pback, err := agui.DecodeEventProto(pb)
+		if err != nil {
+			fmt.Println("decode protobuf:", err)
+			os.Exit(1)
+		}
+		viaProto, _ := pback.AppendJSON(nil)
+		fmt.Printf("%s %s %v %v\n", back.Type(), data, string(again) == string(data), string(viaProto) == string(data))
 	}
 	fmt.Println(len(agui.EventTypes()))
 }
@@ -152,8 +187,8 @@ func main() {
 		t.Fatal(err)
 	}
 	got := goCmd(t, dir, "run", ".")
-	want := `PING {"type":"PING","note":"are you there?"} true
-TEXT_MESSAGE_CONTENT {"type":"TEXT_MESSAGE_CONTENT","delta":"hi","messageId":"m1","priority":7} true
+	want := `PING {"type":"PING","note":"are you there?"} true true
+TEXT_MESSAGE_CONTENT {"type":"TEXT_MESSAGE_CONTENT","delta":"hi","messageId":"m1","priority":7} true true
 32
 `
 	// (The bumped copy went through encoding/json maps, which sort members,

@@ -15,6 +15,7 @@ const (
 	formatSSE       = "SSE"
 	formatJSONLines = "JSON Lines"
 	formatJSONArray = "JSON array"
+	formatProtobuf  = "protobuf"
 )
 
 // errNoEvents reports input that holds no event at all.
@@ -31,6 +32,15 @@ var errNoEvents = errors.New("no events in the input")
 // rather than LF, or -1.
 func readEvents(data []byte) (docs [][]byte, format string, crAt int, err error) {
 	crAt = -1
+	if len(data) > 0 && data[0] == 0 {
+		// A length prefix: frames are at most 10 MiB, so the first byte of
+		// a protobuf stream is 0, which no text format starts with.
+		docs, err = protoFrames(data)
+		if err == nil && len(docs) == 0 {
+			err = errNoEvents
+		}
+		return docs, formatProtobuf, crAt, err
+	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	switch {

@@ -16,8 +16,9 @@ import (
 const verifyUsage = `usage: agui verify [--profile client|server] [--json] [FILE|-]
 
 Reads a captured AG-UI stream from FILE, or standard input when FILE is - or
-absent: Server-Sent Events, JSON Lines or a JSON array of events, detected
-automatically. Reports whether the event order is valid.
+absent: Server-Sent Events, JSON Lines, a JSON array of events, or the
+protobuf binding's length-prefixed frames, detected automatically. Reports
+whether the event order is valid.
 
 The client profile (the default) reads the stream as a consuming client does:
 lenient decoding (unknown event types dropped and unknown members stripped,
