@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"mime"
 	"net/http"
 	"slices"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/conversation"
+	"github.com/agui-go/sdk/agui/protoframe"
 	"github.com/agui-go/sdk/agui/sse"
 )
 
@@ -19,10 +21,17 @@ import (
 // otherwise: 10 MiB, the reference client's limit.
 const DefaultMaxFrame = sse.DefaultMaxFrame
 
-// protoMediaType is the protobuf binding's media type. This client asks for
-// SSE; a server that answers in protobuf anyway is refused with a clear
-// error rather than parsed as text.
-const protoMediaType = "application/vnd.ag-ui.event+proto"
+// The Accept headers a client sends. With WithProtobuf it names the
+// protobuf binding and keeps SSE as a lower-q fallback: a server that only
+// speaks SSE still admits the request instead of answering 406. (The
+// bindings ignore relative q between the two types; naming protobuf is what
+// opts in, and the q only documents the preference.)
+const (
+	acceptSSE   = sseMediaType
+	acceptProto = protoframe.MediaType + ", " + sseMediaType + ";q=0.5"
+)
+
+const sseMediaType = "text/event-stream"
 
 // Client runs an AG-UI agent at one URL. It is safe for concurrent use; each
 // run has its own request and pipeline.
@@ -34,6 +43,7 @@ type Client struct {
 	maxVer    string
 	era       era
 	onWarning func(Warning)
+	proto     bool
 }
 
 // Option configures a Client.
@@ -57,8 +67,8 @@ func WithHeader(key, value string) Option {
 	return func(c *Client) error { c.header.Add(key, value); return nil }
 }
 
-// WithMaxFrame sets the largest SSE frame accepted, in bytes of data; a
-// larger one fails the run.
+// WithMaxFrame sets the largest frame accepted, in bytes of data (SSE) or
+// of message (protobuf); a larger one fails the run.
 func WithMaxFrame(n int) Option {
 	return func(c *Client) error {
 		if n <= 0 {
@@ -90,6 +100,15 @@ func WithMaxProtocolVersion(v string) Option {
 // *slog.Logger.
 func WithWarnings(f func(Warning)) Option {
 	return func(c *Client) error { c.onWarning = f; return nil }
+}
+
+// WithProtobuf makes the client ask for the protobuf binding
+// (application/vnd.ag-ui.event+proto), with SSE as the fallback for a
+// server that does not speak it. Whatever it asked for, a client reads the
+// answer in the binding its Content-Type names, so the option only changes
+// the request; events from either binding go through the same Pipeline.
+func WithProtobuf() Option {
+	return func(c *Client) error { c.proto = true; return nil }
 }
 
 // New returns a Client for the agent at url.
@@ -164,10 +183,6 @@ func (e *HTTPError) Error() string {
 	return s
 }
 
-// ErrUnsupportedMediaType is returned (wrapped) when the answer is in a
-// binding this client does not read (protobuf).
-var ErrUnsupportedMediaType = errors.New("agui client: unsupported response media type")
-
 // Run POSTs in to the agent and iterates over the events delivered to
 // application code: every event that survives the pipeline (see Pipeline),
 // in order. A failure (transport, HTTP status, a rejected or truncated
@@ -211,8 +226,6 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 	defer resp.Body.Close()
 	p, _ := NewPipeline(PipelineWarnings(warn))
 	p.era = c.era
-	r := sse.NewReader(resp.Body)
-	r.SetMaxFrame(c.maxFrame)
 	stopped := false
 	each := func(ev agui.Event) bool {
 		if rc.conv != nil {
@@ -223,29 +236,66 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 		stopped = !deliver(ev, p.index)
 		return !stopped
 	}
-	crWarned := false
-	for {
-		frame, err := r.Next()
-		if !crWarned && r.SawCR() {
-			crWarned = true
-			warn(Warning{Kind: WarnFraming, Index: p.frames, Message: "the stream ends lines with CR or CRLF: read here, but the reference client splits frames on LF alone and cannot read it"})
+	var next func() ([]byte, error)
+	push := p.Push
+	if isProto(resp.Header.Get("Content-Type")) {
+		r := protoframe.NewReader(resp.Body)
+		r.SetMaxFrame(c.maxFrame)
+		next, push = r.Next, p.PushProto
+	} else {
+		r := sse.NewReader(resp.Body)
+		r.SetMaxFrame(c.maxFrame)
+		crWarned := false
+		next = func() ([]byte, error) {
+			frame, err := r.Next()
+			if !crWarned && r.SawCR() {
+				crWarned = true
+				warn(Warning{Kind: WarnFraming, Index: p.frames, Message: "the stream ends lines with CR or CRLF: read here, but the reference client splits frames on LF alone and cannot read it"})
+			}
+			return frame, err
 		}
+	}
+	for {
+		frame, err := next()
 		if err == io.EOF {
 			return p.Finish()
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				err = context.Cause(ctx)
-			}
-			return &StreamError{Index: p.frames, Err: err}
+			return c.readFailure(ctx, p, err)
 		}
-		if err := p.Push(frame, each); err != nil {
+		if err := push(frame, each); err != nil {
 			return err
 		}
 		if stopped {
 			return nil
 		}
 	}
+}
+
+// readFailure is the error of a body that could not be read to its end. A
+// protobuf body that stops inside a frame also left its run open: the error
+// then matches verify.ErrTruncated as well as protoframe.ErrTruncated.
+func (c *Client) readFailure(ctx context.Context, p *Pipeline, err error) error {
+	if ctx.Err() != nil {
+		return &StreamError{Index: p.frames, Err: context.Cause(ctx)}
+	}
+	if errors.Is(err, protoframe.ErrTruncated) {
+		var open *StreamError
+		if errors.As(p.Finish(), &open) {
+			err = errors.Join(err, open.Err)
+		}
+	}
+	return &StreamError{Index: p.frames, Err: err}
+}
+
+// isProto reports whether a response's Content-Type names the protobuf
+// binding. The reference client compares the header as a string, so a
+// parameter sends it to SSE; parsing the media type reads that answer too,
+// which it cannot otherwise be read as. Anything else, a missing header
+// included, is read as SSE, as the reference does.
+func isProto(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == protoframe.MediaType
 }
 
 func (c *Client) warnFunc(extra []func(Warning)) func(Warning) {
@@ -295,7 +345,11 @@ func (c *Client) post(ctx context.Context, body []byte, extra http.Header) (*htt
 		req.Header[k] = append(req.Header[k], v...)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
+	accept := acceptSSE
+	if c.proto {
+		accept = acceptProto
+	}
+	req.Header.Set("Accept", accept)
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -307,10 +361,6 @@ func (c *Client) post(ctx context.Context, body []byte, extra http.Header) (*htt
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
 		return nil, readHTTPError(resp, ct)
-	}
-	if ct == protoMediaType {
-		resp.Body.Close()
-		return nil, fmt.Errorf("%w: %s (this client reads text/event-stream)", ErrUnsupportedMediaType, ct)
 	}
 	return resp, nil
 }

@@ -135,18 +135,6 @@ func TestRunHTTPError(t *testing.T) {
 	}
 }
 
-func TestRunProtobufAnswerRefused(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/vnd.ag-ui.event+proto")
-		w.Write([]byte{0, 0, 0, 1, 8})
-	}))
-	defer srv.Close()
-	c, _ := client.New(srv.URL)
-	if _, _, err := collect(t, c, input()); !errors.Is(err, client.ErrUnsupportedMediaType) {
-		t.Fatalf("err = %v", err)
-	}
-}
-
 func TestRunTruncatedIsAnError(t *testing.T) {
 	srv := sseServer(t, frames(runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`), nil)
 	c, _ := client.New(srv.URL)

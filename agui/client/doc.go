@@ -1,5 +1,5 @@
 // Package client consumes AG-UI agents over HTTP: it POSTs a RunAgentInput,
-// reads the Server-Sent Events answer, and hands application code the
+// reads the answer (Server-Sent Events or protobuf), and hands application code the
 // events a conforming client delivers, and the conversation they build.
 //
 // Two levels:
@@ -23,8 +23,13 @@
 // verify.ErrTruncated, where the reference reports success. Two more: an
 // aborted run (context cancelled) ends with the context's cause as the
 // error, where the reference invents a RUN_ERROR with code "abort", so an
-// abort can never be mistaken for the agent's own failure; and a protobuf
-// answer is refused with ErrUnsupportedMediaType (the client asks for SSE).
+// abort can never be mistaken for the agent's own failure; and events read
+// from a protobuf answer are verified like SSE ones, where the reference
+// skips verification for protobuf.
+//
+// The client asks for SSE, or for protobuf with SSE as the fallback when
+// given [WithProtobuf], and reads the answer in the binding its
+// Content-Type names, whatever it asked for.
 //
 // Everything repaired or dropped along the way is a [Warning] value (kind,
 // frame index, message), given to hooks ([WithWarnings], [RunWarnings]) and

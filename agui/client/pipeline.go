@@ -41,6 +41,7 @@ type Pipeline struct {
 	buf      []agui.Event
 	failed   error
 	slab     deltaSlab
+	protoJS  []byte // the JSON form of the protobuf frame being pushed
 }
 
 // PipelineOption configures a Pipeline.
@@ -144,6 +145,33 @@ func (p *Pipeline) Push(frame []byte, deliver func(agui.Event) bool) error {
 	}
 	clear(p.buf)
 	return nil
+}
+
+// PushProto is Push for a frame of the protobuf binding: msg is one
+// ag_ui.Event message, without its length prefix. The message is turned
+// into the event's JSON form and pushed as an SSE frame would be, so the
+// two bindings share every stage and every rule (the reference client skips
+// verification for protobuf; this one does not). An envelope whose only arm
+// is unknown to this SDK is dropped with a WarnDropped warning, as an
+// unknown "type" is; a message that does not parse is the stream's failure.
+func (p *Pipeline) PushProto(msg []byte, deliver func(agui.Event) bool) error {
+	if p.failed != nil {
+		return p.failed
+	}
+	var err error
+	p.protoJS, err = agui.EventProtoToJSON(p.protoJS[:0], msg)
+	if err == nil {
+		return p.Push(p.protoJS, deliver)
+	}
+	p.index = p.frames
+	p.frames++
+	var unknown *agui.UnknownEventTypeError
+	if errors.As(err, &unknown) {
+		p.warnf(WarnDropped, "dropping an unrecognised event (the "+unknown.Type+"): the protocol does not describe it")
+		return nil
+	}
+	p.failed = &StreamError{Index: p.index, Err: err}
+	return p.failed
 }
 
 // Finish reports the end of the body: nil when every run ended, else an
