@@ -25,7 +25,8 @@ const (
 )
 
 const runUsage = `usage: agui run URL [--message TEXT | --input FILE] [--state JSON] [--thread ID]
-                [-H 'Key: Value']... [--max-protocol-version V] [--json] [--timeout D]
+                [-H 'Key: Value']... [--max-protocol-version V] [--proto] [--json]
+                [--timeout D]
 
 Runs the AG-UI agent at URL once, the curl of AG-UI: POSTs a RunAgentInput
 and reads the answer as a client does (compatibility boundary, lenient
@@ -38,6 +39,10 @@ standard error.
 The input is a user message (--message) or a RunAgentInput document
 (--input FILE, - for standard input; threadId, runId and messages may be
 left out). --state and --thread override what the document says.
+
+With --proto the request asks for the protobuf binding (SSE stays
+admitted as the fallback). Either way the answer is read in the binding
+its Content-Type names, through the same checks.
 
 With --json, standard output holds every delivered event as one JSON line
 and nothing else.
@@ -82,6 +87,7 @@ func runRun(env *Env, args []string) int {
 	var headers headerFlags
 	fs.Var(&headers, "H", "add a request `header` ('Key: Value'); repeatable")
 	maxVersion := fs.String("max-protocol-version", "", "the newest protocol `version` the agent speaks (default 1.0.0)")
+	proto := fs.Bool("proto", false, "ask for the protobuf binding (application/vnd.ag-ui.event+proto), SSE as the fallback")
 	asJSON := fs.Bool("json", false, "print each delivered event as one JSON line, and nothing else, on standard output")
 	timeout := fs.Duration("timeout", 0, "give up after this `duration` (0: no limit)")
 	var operands []string
@@ -122,6 +128,9 @@ func runRun(env *Env, args []string) int {
 	opts := []client.Option{client.WithWarnings(p.warning)}
 	if *maxVersion != "" {
 		opts = append(opts, client.WithMaxProtocolVersion(*maxVersion))
+	}
+	if *proto {
+		opts = append(opts, client.WithProtobuf())
 	}
 	for _, h := range headers {
 		k, v, _ := strings.Cut(h, ":")

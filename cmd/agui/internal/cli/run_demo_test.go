@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,5 +164,67 @@ func TestRunInterleaved(t *testing.T) {
 	want := "assistant: one \nassistant: two \n… message a: three\n"
 	if out.String() != want {
 		t.Errorf("got\n%q\nwant\n%q", out.String(), want)
+	}
+}
+
+// TestRunProto runs the demo with --proto: the server answers in protobuf
+// and the output is what the SSE runs above show.
+func TestRunProto(t *testing.T) {
+	var mu sync.Mutex
+	var answered []string
+	demoH := server.NewHandler(demo.NewAgent(demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500}))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		demoH.ServeHTTP(w, r)
+		mu.Lock()
+		answered = append(answered, w.Header().Get("Content-Type"))
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	url := srv.URL
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"tour", []string{url, "--proto", "--message", "weather in Paris?"}, ExitOK,
+			[]string{"thinking: The user wants the weather", "→ get_weather", "← get_weather result:", "state Δ:", "subagent summariser", "assistant: It will be sunny"},
+			[]string{"finished", "final state:"}},
+		{"failure", []string{url, "--proto", "--message", "please fail"}, ExitRunError,
+			[]string{"✖ run error: AGENT_ERROR"}, []string{"RUN_ERROR"}},
+		{"interrupt", []string{url, "--proto", "--message", "interrupt me"}, ExitOK,
+			[]string{"finished: interrupted", "⏸ interrupt"}, nil},
+		{"json", []string{url, "--proto", "--json", "--message", "hi"}, ExitOK,
+			[]string{`{"type":"RUN_STARTED"`, `{"type":"RUN_FINISHED"`}, nil},
+		{"timeout", []string{url, "--proto", "--message", "slow", "--timeout", "150ms"}, ExitRejected,
+			[]string{"word1"}, []string{"deadline exceeded"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			answered = nil
+			mu.Unlock()
+			var stdout, stderr bytes.Buffer
+			code := Main(append([]string{"run"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, &stdout, &stderr)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, &stdout)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, &stderr)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(answered) != 1 || answered[0] != "application/vnd.ag-ui.event+proto" {
+				t.Errorf("the server answered %q, want protobuf", answered)
+			}
+		})
 	}
 }
