@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -16,9 +17,30 @@ import (
 	"github.com/agui-go/sdk/agui/server/demo"
 )
 
-// demoAgent serves the demo agent over loopback HTTP. cancelled receives
-// the time the agent's context was cancelled, once per cancelled run.
-func demoAgent(t *testing.T, cfg demo.Config) (url string, cancelled <-chan time.Time) {
+// binding is one way a client asks to be answered: the options it is made
+// with, and the Content-Type the demo server must answer with.
+type binding struct {
+	name string
+	opts []client.Option
+	want string
+}
+
+var bindings = []binding{
+	{"sse", nil, "text/event-stream"},
+	{"protobuf", []client.Option{client.WithProtobuf()}, "application/vnd.ag-ui.event+proto"},
+}
+
+// eachBinding runs test once per binding, as a subtest.
+func eachBinding(t *testing.T, test func(*testing.T, binding)) {
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) { test(t, b) })
+	}
+}
+
+// demoAgent serves the demo agent over loopback HTTP, and fails the test if
+// a response is not in b's binding. cancelled receives the time the agent's
+// context was cancelled, once per cancelled run.
+func demoAgent(t *testing.T, b binding, cfg demo.Config) (url string, cancelled <-chan time.Time) {
 	t.Helper()
 	inner := demo.NewAgent(cfg)
 	ch := make(chan time.Time, 8)
@@ -27,7 +49,13 @@ func demoAgent(t *testing.T, cfg demo.Config) (url string, cancelled <-chan time
 		defer stop()
 		return inner.Run(ctx, rc)
 	})
-	srv := httptest.NewServer(server.NewHandler(agent))
+	h := server.NewHandler(agent)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		if ct := w.Header().Get("Content-Type"); ct != b.want {
+			t.Errorf("the server answered %q, want %q", ct, b.want)
+		}
+	}))
 	t.Cleanup(srv.Close)
 	return srv.URL, ch
 }
@@ -39,9 +67,11 @@ func userSays(text string) client.AgentOption {
 // TestDemoTour runs the demo's full tour: every kind of entity, a state
 // snapshot then a delta, a subagent; the conversation ends with the
 // assistant's answer, the tool result after its call, and the state.
-func TestDemoTour(t *testing.T) {
-	url, _ := demoAgent(t, demo.Config{})
-	c, _ := client.New(url)
+func TestDemoTour(t *testing.T) { eachBinding(t, testDemoTour) }
+
+func testDemoTour(t *testing.T, b binding) {
+	url, _ := demoAgent(t, b, demo.Config{})
+	c, _ := client.New(url, b.opts...)
 	a := client.NewAgent(c, userSays("What is the weather in Paris?"))
 	var types []string
 	a.Subscribe(func(ev agui.Event) { types = append(types, string(ev.Type())) })
@@ -80,9 +110,11 @@ func TestDemoTour(t *testing.T) {
 
 // TestDemoInterruptResume: the run ends interrupted; a resume that does not
 // cover the interrupt is refused locally; one that does finishes the thread.
-func TestDemoInterruptResume(t *testing.T) {
-	url, _ := demoAgent(t, demo.Config{})
-	c, _ := client.New(url)
+func TestDemoInterruptResume(t *testing.T) { eachBinding(t, testDemoInterruptResume) }
+
+func testDemoInterruptResume(t *testing.T, b binding) {
+	url, _ := demoAgent(t, b, demo.Config{})
+	c, _ := client.New(url, b.opts...)
 	a := client.NewAgent(c, userSays("Book a table, but interrupt for approval."))
 	res, err := a.Run(context.Background(), client.RunParams{})
 	if err != nil {
@@ -117,9 +149,11 @@ func TestDemoInterruptResume(t *testing.T) {
 }
 
 // TestDemoFailure: the agent's RUN_ERROR is an outcome, not an error.
-func TestDemoFailure(t *testing.T) {
-	url, _ := demoAgent(t, demo.Config{})
-	c, _ := client.New(url)
+func TestDemoFailure(t *testing.T) { eachBinding(t, testDemoFailure) }
+
+func testDemoFailure(t *testing.T, b binding) {
+	url, _ := demoAgent(t, b, demo.Config{})
+	c, _ := client.New(url, b.opts...)
 	a := client.NewAgent(c, userSays("please fail"))
 	res, err := a.Run(context.Background(), client.RunParams{})
 	if err != nil {
@@ -135,9 +169,11 @@ func TestDemoFailure(t *testing.T) {
 
 // TestDemoAbort cancels a slow run after its first words: Run returns the
 // cancellation, and the agent's context is cancelled within 100 ms.
-func TestDemoAbort(t *testing.T) {
-	url, cancelled := demoAgent(t, demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500})
-	c, _ := client.New(url)
+func TestDemoAbort(t *testing.T) { eachBinding(t, testDemoAbort) }
+
+func testDemoAbort(t *testing.T, b binding) {
+	url, cancelled := demoAgent(t, b, demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500})
+	c, _ := client.New(url, b.opts...)
 	a := client.NewAgent(c, userSays("go slow"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -172,9 +208,11 @@ func TestDemoAbort(t *testing.T) {
 
 // TestAgentReadsDuringRun reads the conversation from another goroutine
 // while a run streams into it, and unsubscribes midway (run with -race).
-func TestAgentReadsDuringRun(t *testing.T) {
-	url, _ := demoAgent(t, demo.Config{SlowDelay: time.Millisecond, SlowWords: 200})
-	c, _ := client.New(url)
+func TestAgentReadsDuringRun(t *testing.T) { eachBinding(t, testAgentReadsDuringRun) }
+
+func testAgentReadsDuringRun(t *testing.T, b binding) {
+	url, _ := demoAgent(t, b, demo.Config{SlowDelay: time.Millisecond, SlowWords: 200})
+	c, _ := client.New(url, b.opts...)
 	a := client.NewAgent(c, userSays("slow please"))
 	seen := 0
 	var unsubscribe func()
