@@ -17,10 +17,14 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/conversation"
+	"github.com/agui-go/sdk/agui/protoframe"
 	"github.com/agui-go/sdk/agui/sse"
 )
 
-const benchDelta = `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"Hello, world! "}` + "\n\n"
+const (
+	benchDeltaJSON = `{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"Hello, world! "}`
+	benchDelta     = "data: " + benchDeltaJSON + "\n\n"
+)
 
 // cpuClock measures the process's CPU time (user and system, GC included)
 // across a benchmark loop. On a shared machine wall time also counts the
@@ -72,6 +76,18 @@ func BenchmarkClientReadDelta(b *testing.B) {
 	benchReadDelta(b, benchDelta)
 }
 
+// BenchmarkClientReadDeltaProto is BenchmarkClientReadDelta over the
+// protobuf binding: the same delta, length-prefixed, read by the
+// protoframe reader and pushed with PushProto (which turns it into the JSON
+// the other benchmark reads, then runs the same stages).
+func BenchmarkClientReadDeltaProto(b *testing.B) {
+	open := protoBody(b, runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}`)
+	frame := protoBody(b, benchDeltaJSON)
+	r := protoframe.NewReader(&repeatReader{prefix: open, frame: frame})
+	p, _ := client.NewPipeline()
+	benchPipeline(b, len(frame), r.Next, p.PushProto)
+}
+
 // BenchmarkClientReadDeltaGeneral is the same with a frame the fast path
 // does not take (a space after each colon), so every delta goes through
 // the general lenient decoder: the cost the fast path saves.
@@ -83,6 +99,12 @@ func benchReadDelta(b *testing.B, benchDelta string) {
 	open := "data: " + runStarted + "\n\n" + `data: {"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}` + "\n\n"
 	r := sse.NewReader(&repeatReader{prefix: []byte(open), frame: []byte(benchDelta)})
 	p, _ := client.NewPipeline()
+	benchPipeline(b, len(benchDelta), r.Next, p.Push)
+}
+
+// benchPipeline reads two opening frames, then times one delta frame per
+// op through push and the reducer.
+func benchPipeline(b *testing.B, frameLen int, next func() ([]byte, error), push func([]byte, func(agui.Event) bool) error) {
 	var conv *conversation.Conversation
 	fresh := func() {
 		conv = conversation.New(nil, nil)
@@ -96,21 +118,21 @@ func benchReadDelta(b *testing.B, benchDelta string) {
 		return true
 	}
 	for range 2 {
-		f, _ := r.Next()
-		if err := p.Push(f, func(agui.Event) bool { return true }); err != nil {
+		f, _ := next()
+		if err := push(f, func(agui.Event) bool { return true }); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
-	b.SetBytes(int64(len(benchDelta)))
+	b.SetBytes(int64(frameLen))
 	n := 0
 	cpu := startCPU()
 	for b.Loop() {
-		f, err := r.Next()
+		f, err := next()
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := p.Push(f, sink); err != nil {
+		if err := push(f, sink); err != nil {
 			b.Fatal(err)
 		}
 		if n++; n == 1000 {
@@ -152,6 +174,21 @@ func BenchmarkBaselineNaiveRead(b *testing.B) {
 // request, a 1,000-delta answer, everything the client does with it, the
 // reducer included (one op = one run; ns/delta reported).
 func BenchmarkLoopbackRun1000(b *testing.B) {
+	benchLoopback(b, "text/event-stream", sseRun1000())
+}
+
+// BenchmarkLoopbackRun1000Proto is BenchmarkLoopbackRun1000 with the
+// answer in protobuf.
+func BenchmarkLoopbackRun1000Proto(b *testing.B) {
+	docs := []string{runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}`}
+	for range 1000 {
+		docs = append(docs, benchDeltaJSON)
+	}
+	docs = append(docs, `{"type":"TEXT_MESSAGE_END","messageId":"msg-1"}`, runFinished)
+	benchLoopback(b, protoframe.MediaType, protoBody(b, docs...), client.WithProtobuf())
+}
+
+func sseRun1000() []byte {
 	var body strings.Builder
 	body.WriteString("data: " + runStarted + "\n\n")
 	body.WriteString(`data: {"type":"TEXT_MESSAGE_START","messageId":"msg-1","role":"assistant"}` + "\n\n")
@@ -160,15 +197,19 @@ func BenchmarkLoopbackRun1000(b *testing.B) {
 	}
 	body.WriteString(`data: {"type":"TEXT_MESSAGE_END","messageId":"msg-1"}` + "\n\n")
 	body.WriteString("data: " + runFinished + "\n\n")
-	payload := []byte(body.String())
+	return []byte(body.String())
+}
+
+// benchLoopback times whole Agent runs against a server answering payload.
+func benchLoopback(b *testing.B, ct string, payload []byte, opts ...client.Option) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Type", ct)
 		w.Header().Set("Content-Length", strconv.Itoa(len(payload)))
 		w.Write(payload)
 	}))
 	defer srv.Close()
-	c, _ := client.New(srv.URL)
+	c, _ := client.New(srv.URL, opts...)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(payload)))
 	for b.Loop() {

@@ -100,6 +100,7 @@ func (w *Writer) WriteEvent(ev agui.Event) error {
 type Reader struct {
 	br    *bufio.Reader
 	max   int
+	hdr   [headerLen]byte // a field, not a local: passed to io.ReadFull it would escape, one allocation per frame
 	frame []byte
 	err   error
 }
@@ -121,8 +122,7 @@ func (r *Reader) Next() ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	var hdr [headerLen]byte
-	n, err := io.ReadFull(r.br, hdr[:])
+	n, err := io.ReadFull(r.br, r.hdr[:])
 	switch {
 	case err == io.EOF:
 		r.err = io.EOF
@@ -134,7 +134,7 @@ func (r *Reader) Next() ([]byte, error) {
 		r.err = err
 		return nil, err
 	}
-	size := binary.BigEndian.Uint32(hdr[:])
+	size := binary.BigEndian.Uint32(r.hdr[:])
 	if uint64(size) > uint64(r.max) {
 		r.err = fmt.Errorf("%w: a frame declares %d bytes, the limit is %d", ErrFrameTooLarge, size, r.max)
 		return nil, r.err
