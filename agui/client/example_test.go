@@ -59,3 +59,25 @@ func ExampleClient_Run() {
 	// text: Calling the flaky service…
 	// run error: AGENT_ERROR
 }
+
+// WithProtobuf asks for the protobuf binding; the demo server answers in it,
+// and the run reads exactly as it does over SSE.
+func ExampleWithProtobuf() {
+	srv := httptest.NewServer(demo.Handler())
+	defer srv.Close()
+
+	c, _ := client.New(srv.URL, client.WithProtobuf())
+	a := client.NewAgent(c, client.WithMessages(
+		&agui.UserMessage{ID: "u1", Content: agui.TextContent("What is the weather in Paris?")},
+	))
+	res, err := a.Run(context.Background(), client.RunParams{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	last := res.NewMessages[len(res.NewMessages)-1].(*agui.AssistantMessage)
+	fmt.Println(res.Outcome.Status, len(res.Warnings))
+	fmt.Println(*last.Content)
+	// Output:
+	// succeeded 0
+	// It will be sunny in Paris, up to 24 °C.
+}
