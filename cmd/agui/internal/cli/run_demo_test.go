@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -170,14 +169,13 @@ func TestRunInterleaved(t *testing.T) {
 // TestRunProto runs the demo with --proto: the server answers in protobuf
 // and the output is what the SSE runs above show.
 func TestRunProto(t *testing.T) {
-	var mu sync.Mutex
-	var answered []string
+	// The handler reports the Content-Type it answered with once it
+	// returns, which after a client timeout is later than Main's return.
+	answered := make(chan string, 1)
 	demoH := server.NewHandler(demo.NewAgent(demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500}))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		demoH.ServeHTTP(w, r)
-		mu.Lock()
-		answered = append(answered, w.Header().Get("Content-Type"))
-		mu.Unlock()
+		answered <- w.Header().Get("Content-Type")
 	}))
 	defer srv.Close()
 	url := srv.URL
@@ -202,9 +200,6 @@ func TestRunProto(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mu.Lock()
-			answered = nil
-			mu.Unlock()
 			var stdout, stderr bytes.Buffer
 			code := Main(append([]string{"run"}, tt.args...), strings.NewReader(""), &stdout, &stderr)
 			if code != tt.code {
@@ -220,10 +215,13 @@ func TestRunProto(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", s, &stderr)
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if len(answered) != 1 || answered[0] != "application/vnd.ag-ui.event+proto" {
-				t.Errorf("the server answered %q, want protobuf", answered)
+			select {
+			case ct := <-answered:
+				if ct != "application/vnd.ag-ui.event+proto" {
+					t.Errorf("the server answered %q, want protobuf", ct)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the handler did not return")
 			}
 		})
 	}
