@@ -39,6 +39,11 @@ type emitter struct {
 	prefix, suffix string // framing around each event's JSON in out
 	out            []byte // encoded frames; the sink decides when to reset it
 	frame          int    // where the frame being delivered starts in out
+	// pooled is set when out comes from bufferPool: the sink gives it back
+	// (releaseOut) when it has written it, and send takes one when out is
+	// nil. box is the pool's pointer to out while it is held.
+	pooled bool
+	box    *[]byte
 
 	// encode, when set, frames an event in place of prefix, JSON and suffix
 	// (the protobuf binding's length-prefixed message).
@@ -135,6 +140,9 @@ func (e *emitter) emit(ev agui.Event, sc *scope) error {
 // even after an earlier violation made the verifier reject everything).
 // Called with mu held.
 func (e *emitter) send(ev agui.Event, verified bool) error {
+	if e.pooled && e.box == nil {
+		e.acquireOut()
+	}
 	start := len(e.out)
 	var out []byte
 	var err error

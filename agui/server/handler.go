@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agui-go/sdk/agui"
@@ -99,31 +100,18 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.maxBody))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			reject(w, http.StatusRequestEntityTooLarge, HTTPCodeRequestTooLarge,
-				fmt.Sprintf("the request body is larger than %d bytes", tooLarge.Limit))
-			return
-		}
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "reading the request body: "+err.Error())
+	input, state, ok := h.readInput(w, r)
+	if !ok {
 		return
 	}
-	input, err := h.decodeInput(r, body)
-	if err != nil {
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
-		return
-	}
-	var state *S
-	if input.State != nil && !isNoState[S]() {
-		state = new(S)
-		if err := json.Unmarshal(input.State, state); err != nil {
-			reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error())
-			return
-		}
-	}
+	h.stream(w, r, enc, input, state)
+}
 
+// stream runs the agent over input and streams the run. It is apart from
+// ServeHTTP, like readInput, so that what decoding needed is off the stack
+// while the run is idle: an idle run's goroutine is as deep as its agent, not
+// as deep as the JSON decoder was.
+func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) {
 	runner := newRunner(r.Context(), h.agent, input, h.cfg.run)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here
@@ -152,11 +140,44 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e = runner.newEmitter(s, false)
 		e.prefix, e.suffix = "data: ", "\n\n"
 	}
-	e.out = make([]byte, 0, h.cfg.maxBuffered+4<<10)
+	e.pooled = true
 	s.e = e
-	go s.loop()
+	s.start()
 	runner.drive(e)
 	s.close()
+}
+
+// readInput reads and decodes the request body, or answers the request with
+// the error and reports false.
+//
+//go:noinline
+func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.RunAgentInput, *S, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			reject(w, http.StatusRequestEntityTooLarge, HTTPCodeRequestTooLarge,
+				fmt.Sprintf("the request body is larger than %d bytes", tooLarge.Limit))
+			return nil, nil, false
+		}
+		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "reading the request body: "+err.Error())
+		return nil, nil, false
+	}
+	input, err := h.decodeInput(r, body)
+	if err != nil {
+		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
+		return nil, nil, false
+	}
+	var state *S
+	if input.State != nil && !isNoState[S]() {
+		state = new(S)
+		if err := json.Unmarshal(input.State, state); err != nil {
+			reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error())
+			return nil, nil, false
+		}
+	}
+
+	return input, state, true
 }
 
 // requestCause says why a request's context ended. net/http cancels it with
@@ -210,23 +231,34 @@ func reject(w http.ResponseWriter, status int, code, message string) {
 
 // sseSink writes frames to an HTTP response. Frames accumulate in the
 // emitter's buffer (guarded by the emitter's mutex, like everything here) and
-// are written by flush: from the loop goroutine when the agent pauses or the
+// are written by flush: from a timer's function when the agent pauses or the
 // latency budget ends, or from the emitting goroutine itself when the buffer
 // is over its bound, which is how a slow client slows the agent down.
+//
+// An idle stream holds no goroutine and no buffer of its own: the timers
+// start a goroutine only when they fire, and the buffer goes back to a pool
+// after every write (see [emitter.acquireOut]). That is what keeps an idle run close
+// to what net/http itself spends on an open response.
 type sseSink struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	cfg handlerConfig
 	e   *emitter
 
-	kick chan struct{} // capacity 1: "there is something to flush"
-	stop chan struct{}
-	done chan struct{}
+	// flushTimer writes what is buffered; keepTimer writes a keep-alive
+	// (nil without keep-alives). Each is armed at most once at a time
+	// (flushArmed, keepArmed, under e.mu), and pending counts the armed
+	// ones, so close can wait for a function that already started.
+	flushTimer *time.Timer
+	keepTimer  *time.Timer
+	flushArmed bool
+	keepArmed  bool
+	pending    sync.WaitGroup
 
 	closed bool // under e.mu; once set nothing is written
-	kicked bool // under e.mu; a kick is pending, the loop has not flushed yet
-	// lastWrite is when bytes last went to the client (under e.mu; kept only
-	// with keep-alives): a keep-alive is due when it is a whole interval ago.
+	// lastWrite is when bytes last went to the client (under e.mu): a
+	// keep-alive is due when it is a whole interval ago, and the latency
+	// budget runs from it.
 	lastWrite time.Time
 	// noDeadline is set (under e.mu) once the writer turned out not to
 	// support write deadlines, so the write path stops asking: each refusal
@@ -234,16 +266,34 @@ type sseSink struct {
 	noDeadline bool
 }
 
+// writePiece is the most the sink hands to the connection under one write
+// deadline. A long write is cut into pieces and each gets the whole interval,
+// so the deadline bounds the time without progress, not the time a large
+// write takes a slow reader.
+const writePiece = 16 << 10
+
 func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
-	return &sseSink{
+	s := &sseSink{
 		w:         w,
 		rc:        http.NewResponseController(w),
 		cfg:       cfg,
-		kick:      make(chan struct{}, 1),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
 		lastWrite: time.Now(),
 	}
+	s.flushTimer = time.AfterFunc(time.Hour, s.onFlushTimer)
+	s.flushTimer.Stop()
+	return s
+}
+
+// start arms the keep-alive timer, once the emitter is in place.
+func (s *sseSink) start() {
+	if s.cfg.keepAlive <= 0 {
+		return
+	}
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	s.keepArmed = true
+	s.pending.Add(1)
+	s.keepTimer = time.AfterFunc(s.cfg.keepAlive, s.onKeepTimer)
 }
 
 // newProtobufSink is the sink of a protobuf stream: the same writing and
@@ -258,32 +308,27 @@ func (s *sseSink) deliver(e *emitter, _ agui.Event) error {
 	if len(e.out) >= s.cfg.maxBuffered || s.cfg.flushLatency <= 0 {
 		return s.flush()
 	}
-	if !s.kicked {
-		s.kicked = true
-		select {
-		case s.kick <- struct{}{}:
-		default:
-		}
+	if !s.flushArmed {
+		// The first event after a pause goes out at once (from the timer's
+		// goroutine, so the agent does not wait for the write); later ones
+		// wait for the rest of the latency budget and share one write.
+		wait := s.cfg.flushLatency - time.Since(s.lastWrite)
+		s.flushArmed = true
+		s.pending.Add(1)
+		s.flushTimer.Reset(max(wait, 0))
 	}
 	return nil
 }
 
-// flush writes the buffered frames and flushes the response. Called with e.mu
-// held.
+// flush writes the buffered frames, flushes the response and gives the
+// buffer back to the pool. Called with e.mu held.
 func (s *sseSink) flush() error {
 	if s.closed || len(s.e.out) == 0 {
 		return nil
 	}
-	if s.cfg.writeTimeout > 0 && !s.noDeadline {
-		if err := s.rc.SetWriteDeadline(time.Now().Add(s.cfg.writeTimeout)); errors.Is(err, http.ErrNotSupported) {
-			s.noDeadline = true // nothing to extend, now or later
-		}
-	}
-	_, err := s.w.Write(s.e.out)
-	s.e.out = s.e.out[:0]
-	if s.cfg.keepAlive > 0 {
-		s.lastWrite = time.Now()
-	}
+	err := s.write(s.e.out)
+	s.e.releaseOut()
+	s.lastWrite = time.Now()
 	if err == nil {
 		if err = s.rc.Flush(); errors.Is(err, http.ErrNotSupported) {
 			err = nil
@@ -295,90 +340,95 @@ func (s *sseSink) flush() error {
 	return nil
 }
 
-// flushOrFail flushes from the loop goroutine; a failed write means the client
-// is gone, which fails the emitter and cancels the run.
-func (s *sseSink) flushOrFail() {
+// write hands b to the response in pieces of at most writePiece bytes,
+// renewing the write deadline before each: a client that keeps reading, however
+// slowly, keeps the stream; one that reads nothing for the interval loses it.
+func (s *sseSink) write(b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), writePiece)
+		if s.cfg.writeTimeout > 0 && !s.noDeadline {
+			if err := s.rc.SetWriteDeadline(time.Now().Add(s.cfg.writeTimeout)); errors.Is(err, http.ErrNotSupported) {
+				s.noDeadline = true // nothing to extend, now or later
+			}
+		}
+		if _, err := s.w.Write(b[:n]); err != nil {
+			return err
+		}
+		if n < len(b) {
+			// Push the piece through net/http's buffers now, so that it
+			// is written under its own deadline.
+			if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				return err
+			}
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// onFlushTimer flushes from the timer's goroutine; a failed write means the
+// client is gone, which fails the emitter and cancels the run.
+func (s *sseSink) onFlushTimer() {
+	defer s.pending.Done()
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
+	s.flushArmed = false
 	if s.closed || s.e.broken != nil {
 		return
 	}
-	s.kicked = false
 	if err := s.flush(); err != nil {
 		s.e.fail(err)
 	}
 }
 
-// keepAlive writes a keep-alive comment if nothing has been written for the
-// keep-alive interval, and returns how long until the next one may be due.
-func (s *sseSink) keepAlive() time.Duration {
+// onKeepTimer writes a keep-alive comment if nothing has been written for the
+// keep-alive interval, and sets itself again for when the next one may be
+// due. A busy stream never gets one, whichever goroutine does its writes.
+func (s *sseSink) onKeepTimer() {
+	defer s.pending.Done()
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
+	s.keepArmed = false
 	if s.closed || s.e.broken != nil {
-		return s.cfg.keepAlive
+		return
 	}
+	next := s.cfg.keepAlive
 	if idle := time.Since(s.lastWrite); idle < s.cfg.keepAlive {
-		return s.cfg.keepAlive - idle
-	}
-	if len(s.e.out) == 0 {
-		s.e.out = append(s.e.out, ": keep-alive\n\n"...)
-	}
-	if err := s.flush(); err != nil {
-		s.e.fail(err)
-	}
-	return s.cfg.keepAlive
-}
-
-// loop flushes when kicked, then sleeps for the latency budget so that events
-// arriving meanwhile are coalesced into the next write. With keep-alives on,
-// it wakes when the last write is an interval old and writes a comment if
-// nothing was written since; a busy stream never gets one, whichever
-// goroutine does its writes.
-func (s *sseSink) loop() {
-	defer close(s.done)
-	var budget *time.Timer
-	if s.cfg.flushLatency > 0 {
-		budget = time.NewTimer(time.Hour)
-		budget.Stop()
-		defer budget.Stop()
-	}
-	var idle <-chan time.Time
-	var keep *time.Timer
-	if s.cfg.keepAlive > 0 {
-		keep = time.NewTimer(s.cfg.keepAlive)
-		defer keep.Stop()
-		idle = keep.C
-	}
-	for {
-		select {
-		case <-s.stop:
+		next = s.cfg.keepAlive - idle
+	} else {
+		if len(s.e.out) == 0 {
+			s.e.acquireOut()
+			s.e.out = append(s.e.out, ": keep-alive\n\n"...)
+		}
+		if err := s.flush(); err != nil {
+			s.e.fail(err)
 			return
-		case <-idle:
-			keep.Reset(s.keepAlive())
-		case <-s.kick:
-			s.flushOrFail()
-			if budget != nil {
-				budget.Reset(s.cfg.flushLatency)
-				select {
-				case <-s.stop:
-					return
-				case <-budget.C:
-				}
-			}
 		}
 	}
+	s.keepArmed = true
+	s.pending.Add(1)
+	s.keepTimer.Reset(next)
 }
 
-// close stops the loop, writes what is left and closes the sink for good.
+// close stops the timers, writes what is left and closes the sink for good.
+// It returns once no timer function can touch the response any more.
 func (s *sseSink) close() {
-	close(s.stop)
-	<-s.done
 	s.e.mu.Lock()
-	defer s.e.mu.Unlock()
 	if s.e.broken == nil {
 		if err := s.flush(); err != nil {
 			s.e.fail(err)
 		}
 	}
 	s.closed = true
+	if s.flushArmed && s.flushTimer.Stop() {
+		s.flushArmed = false
+		s.pending.Done()
+	}
+	if s.keepArmed && s.keepTimer.Stop() {
+		s.keepArmed = false
+		s.pending.Done()
+	}
+	s.e.releaseOut()
+	s.e.mu.Unlock()
+	s.pending.Wait() // a function that had already started sees closed and returns
 }
