@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/chunks"
@@ -558,13 +559,9 @@ func (e *engine) mismatch(ev agui.Event, f *facts, kind entity, owner who) *Erro
 
 func (e *engine) openAtFinish(ev agui.Event, k entity) *Error {
 	open := e.openEntries(k)
-	shown := make([]string, len(open))
-	for i, o := range open {
-		shown[i] = o.shown
-	}
-	what := entityNouns[k] + " " + strings.Join(shown, ", ") + " is"
+	what := entityNouns[k] + " " + listOpen(open, ", ") + " is"
 	if len(open) > 1 {
-		what = entityPlurals[k] + " " + strings.Join(shown, ", ") + " are"
+		what = entityPlurals[k] + " " + listOpen(open, ", ") + " are"
 	}
 	id := ""
 	if len(open) > 0 {
@@ -575,9 +572,47 @@ func (e *engine) openAtFinish(ev agui.Event, k entity) *Error {
 
 func stepName(k stepKey) string {
 	if !k.owner.sub {
-		return strconv.Quote(k.name)
+		return quoteID(k.name)
 	}
-	return strconv.Quote(k.name) + " (subagent " + strconv.Quote(k.owner.id) + ")"
+	return quoteID(k.name) + " (subagent " + quoteID(k.owner.id) + ")"
+}
+
+// maxListed is how many open ids a message lists before it only counts the
+// rest, and maxShownID how many bytes of one id it shows: a stream with 3×10^5
+// open tool calls, or one huge id, must not make an error message (and the
+// RUN_ERROR that carries it) larger than any frame a reader accepts.
+const (
+	maxListed  = 5
+	maxShownID = 64
+)
+
+// listOpen joins the first maxListed entries with sep and counts the rest:
+// `"a", "b", "c", "d", "e" and 7 more`.
+func listOpen(open []openEntry, sep string) string {
+	var b strings.Builder
+	for i, o := range open[:min(len(open), maxListed)] {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(o.shown)
+	}
+	if more := len(open) - maxListed; more > 0 {
+		b.WriteString(" and " + strconv.Itoa(more) + " more")
+	}
+	return b.String()
+}
+
+// quoteID quotes id for a list, cut to maxShownID bytes (on a rune boundary)
+// with an ellipsis when it is longer.
+func quoteID(id string) string {
+	if len(id) <= maxShownID {
+		return strconv.Quote(id)
+	}
+	cut := maxShownID
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return strconv.Quote(id[:cut]) + "…(" + strconv.Itoa(len(id)) + " bytes)"
 }
 
 type openEntry struct {
@@ -598,14 +633,14 @@ func (e *engine) openEntries(k entity) []openEntry {
 	case entitySubagent:
 		for id, active := range e.subs {
 			if active {
-				out = append(out, openEntry{id, strconv.Quote(id)})
+				out = append(out, openEntry{id, quoteID(id)})
 			}
 		}
 	default:
 		h, slot := home(k)
 		for id, it := range e.items[h] {
 			if it.open[slot] {
-				out = append(out, openEntry{id, strconv.Quote(id)})
+				out = append(out, openEntry{id, quoteID(id)})
 			}
 		}
 	}
@@ -629,12 +664,7 @@ func (e *engine) openSet() string {
 		}
 		b.WriteString(entityPlurals[k])
 		b.WriteString("={")
-		for i, o := range open {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString(o.shown)
-		}
+		b.WriteString(listOpen(open, ","))
 		b.WriteString("}")
 	}
 	return b.String()

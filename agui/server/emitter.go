@@ -44,6 +44,9 @@ type emitter struct {
 	// nil. box is the pool's pointer to out while it is held.
 	pooled bool
 	box    *[]byte
+	// maxEvent, when positive, is the largest encoded event send accepts:
+	// the frame limit of the stream's reader.
+	maxEvent int
 
 	// encode, when set, frames an event in place of prefix, JSON and suffix
 	// (the protobuf binding's length-prefixed message).
@@ -156,6 +159,10 @@ func (e *emitter) send(ev agui.Event, verified bool) error {
 		e.out = e.out[:start]
 		return SerializationError(err)
 	}
+	if n := len(out) - start - len(e.prefix); e.maxEvent > 0 && n > e.maxEvent {
+		e.out = out[:start]
+		return tooLargeError(n, e.maxEvent)
+	}
 	e.out = out
 	if err := e.verifier.Observe(ev); err != nil && verified {
 		e.out = e.out[:start]
@@ -259,8 +266,10 @@ func (e *emitter) start(ev *agui.RunStarted) error {
 	}
 	err := e.send(ev, true)
 	if err != nil && ev.Input != nil && e.broken == nil {
-		// An input built in code may hold raw JSON that does not encode; the
-		// echo is optional, so start without it rather than not at all.
+		// An input built in code may hold raw JSON that does not encode, and
+		// an echo of a body near the size limit makes a frame over the
+		// frame limit; the echo is optional, so start without it rather
+		// than not at all.
 		ev.Input = nil
 		err = e.send(ev, true)
 	}
@@ -301,7 +310,7 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		}
 		rerr = asRunError(e.ctx, err)
 	}
-	msg := rerr.Message
+	msg := capMessage(rerr.Message)
 	if msg == "" {
 		msg = "run failed"
 	}

@@ -5,9 +5,34 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/agui-go/sdk/agui"
 )
+
+// maxErrorMessage is the most of a failure's message a RUN_ERROR carries. An
+// agent's error can hold anything (a whole model response, say); the client
+// gets the first maxErrorMessage bytes and a note of how much was cut, so the
+// terminal event always fits in a frame.
+const maxErrorMessage = 16 << 10
+
+// capMessage cuts msg to maxErrorMessage bytes, on a rune boundary.
+func capMessage(msg string) string {
+	if len(msg) <= maxErrorMessage {
+		return msg
+	}
+	cut := maxErrorMessage
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "… (" + strconv.Itoa(len(msg)-cut) + " more bytes)"
+}
+
+// tooLargeError is the error of an emit whose encoding (n bytes) is over
+// limit.
+func tooLargeError(n, limit int) *Error {
+	return SerializationError(fmt.Errorf("%w: %d bytes encoded, the limit is %d", ErrEventTooLarge, n, limit))
+}
 
 // Causes of cancellation. The run's context is cancelled with one of these
 // (see [context.Cause]), and the CANCELLED or DISCONNECTED [*Error] that emits
@@ -39,6 +64,12 @@ var (
 	ErrAlreadyStarted = errors.New("agui/server: the run was already started")
 	// ErrNoInterrupts: an interrupt outcome carried no interrupt.
 	ErrNoInterrupts = errors.New("agui/server: an interrupt outcome needs at least one interrupt")
+	// ErrEventTooLarge: an event's encoding is larger than the largest frame
+	// a reader of the stream accepts (the handler's limit is
+	// sse.DefaultMaxFrame, the reference client's). The emit fails with a
+	// SERIALIZATION [*Error] wrapping it and nothing is sent, so that nothing
+	// the handler sends is refused by its own reader.
+	ErrEventTooLarge = errors.New("agui/server: the event is larger than the stream's frame limit")
 	// ErrSubagentEnded: something was emitted through a [Subagent] (or a
 	// handle it created) after the subagent ended with Finish, Suspend or
 	// Fail. The emit fails with a PROTOCOL [*Error] wrapping it and nothing is

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/protoframe"
+	"github.com/agui-go/sdk/agui/sse"
 )
 
 // Codes of the JSON error bodies the handler answers with before a stream
@@ -139,6 +140,7 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 		s = newSSESink(w, h.cfg)
 		e = runner.newEmitter(s, false)
 		e.prefix, e.suffix = "data: ", "\n\n"
+		e.maxEvent = sse.DefaultMaxFrame // protoframe.AppendFrame enforces its own
 	}
 	e.pooled = true
 	s.e = e
