@@ -58,10 +58,10 @@ func runError(t *testing.T, evs []agui.Event) *agui.RunError {
 	return re
 }
 
-// An agent that leaves 10^5 tool calls open gets a RUN_ERROR naming a few of
+// An agent that leaves 3×10^4 tool calls open gets a RUN_ERROR naming a few of
 // them and counting the rest: a frame of a few hundred bytes, not megabytes.
 func TestRunErrorListsFewOpenIDs(t *testing.T) {
-	const n = 100_000
+	const n = 30_000
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		for i := range n {
 			if _, err := rc.StartToolCall("search", server.WithID(fmt.Sprintf("call-%06d", i))); err != nil {

@@ -272,7 +272,7 @@ type sseSink struct {
 // deadline. A long write is cut into pieces and each gets the whole interval,
 // so the deadline bounds the time without progress, not the time a large
 // write takes a slow reader.
-const writePiece = 16 << 10
+const writePiece = 8 << 10
 
 func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 	s := &sseSink{

@@ -155,9 +155,14 @@ func WithFlushLatency(d time.Duration) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.flushLatency = d })
 }
 
-// WithWriteTimeout bounds every network write of the handler: a client that
-// stops reading for longer than d is treated as gone. Zero leaves the
-// server's deadlines alone. The default is 30s.
+// WithWriteTimeout sets how long the handler waits for a client that makes no
+// progress reading: a client that has not taken the next 8 KiB of the stream
+// within d is treated as gone, and its run is cancelled with
+// [ErrClientDisconnected]. It bounds the time without progress, not the time
+// a write takes: a client reading slowly but steadily (more than 8 KiB per d;
+// 273 bytes a second at the default) keeps its stream however long a burst
+// takes it to read. Zero leaves the server's deadlines alone. The default is
+// 30s.
 func WithWriteTimeout(d time.Duration) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.writeTimeout = d })
 }
