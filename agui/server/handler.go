@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agui-go/sdk/agui"
@@ -27,6 +29,8 @@ const (
 	HTTPCodeRequestTooLarge      = "REQUEST_TOO_LARGE"      // 413
 	HTTPCodeNotAcceptable        = "NOT_ACCEPTABLE"         // 406
 	HTTPCodeOriginNotAllowed     = "ORIGIN_NOT_ALLOWED"     // 403, a CORS preflight from an origin WithCORS does not allow
+	HTTPCodeRequestTimeout       = "REQUEST_TIMEOUT"        // 408, the body did not arrive within WithBodyTimeout
+	HTTPCodeOverloaded           = "OVERLOADED"             // 503, WithMaxConcurrentRuns runs are already in flight
 )
 
 // NewHandler mounts agent as an AG-UI HTTP endpoint: each POST runs the agent
@@ -74,6 +78,7 @@ func NewHandler[S any](agent Agent[S], opts ...HandlerOption) http.Handler {
 type handler[S any] struct {
 	agent Agent[S]
 	cfg   handlerConfig
+	runs  atomic.Int64 // requests past the method check, when maxRuns caps them
 }
 
 func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -90,6 +95,15 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", allow)
 		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
 		return
+	}
+	if n := int64(h.cfg.maxRuns); n > 0 {
+		defer h.runs.Add(-1)
+		if h.runs.Add(1) > n {
+			w.Header().Set("Retry-After", "1")
+			reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
+				fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
+			return
+		}
 	}
 	if err := checkJSON(r.Header.Get("Content-Type")); err != nil {
 		reject(w, http.StatusUnsupportedMediaType, HTTPCodeUnsupportedMediaType, err.Error())
@@ -154,9 +168,16 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 //
 //go:noinline
 func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.RunAgentInput, *S, bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.maxBody))
+	body, err := h.readBody(w, r)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			w.Header().Set("Connection", "close") // the rest of the body may still be on its way
+			reject(w, http.StatusRequestTimeout, HTTPCodeRequestTimeout,
+				fmt.Sprintf("the request body did not arrive within %v", h.cfg.bodyTimeout))
+			return nil, nil, false
+		}
 		if errors.As(err, &tooLarge) {
 			reject(w, http.StatusRequestEntityTooLarge, HTTPCodeRequestTooLarge,
 				fmt.Sprintf("the request body is larger than %d bytes", tooLarge.Limit))
@@ -180,6 +201,20 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 	}
 
 	return input, state, true
+}
+
+// readBody reads the request body under the size limit and, with a body
+// timeout, under a read deadline. The deadline is lifted once the body is in,
+// so that it does not cut the stream that follows; after a failure it stays,
+// so that net/http, draining what is left of the body, does not wait forever.
+func (h *handler[S]) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	timed := h.cfg.bodyTimeout > 0 && rc.SetReadDeadline(time.Now().Add(h.cfg.bodyTimeout)) == nil
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.maxBody))
+	if timed && err == nil {
+		rc.SetReadDeadline(time.Time{})
+	}
+	return body, err
 }
 
 // requestCause says why a request's context ended. net/http cancels it with

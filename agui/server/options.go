@@ -73,6 +73,8 @@ type handlerConfig struct {
 	maxBuffered  int
 	lenient      bool
 	cors         *corsConfig // nil: no CORS handling, as without the option
+	bodyTimeout  time.Duration
+	maxRuns      int // 0: no cap
 }
 
 const (
@@ -80,6 +82,7 @@ const (
 	defaultFlushLatency = 2 * time.Millisecond
 	defaultWriteTimeout = 30 * time.Second
 	defaultMaxBuffered  = 32 << 10
+	defaultBodyTimeout  = 30 * time.Second
 )
 
 func defaultRunConfig() runConfig { return runConfig{logger: slog.Default()} }
@@ -101,6 +104,7 @@ func newHandlerConfig(opts []HandlerOption) handlerConfig {
 		flushLatency: defaultFlushLatency,
 		writeTimeout: defaultWriteTimeout,
 		maxBuffered:  defaultMaxBuffered,
+		bodyTimeout:  defaultBodyTimeout,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -178,4 +182,22 @@ func WithWriteTimeout(d time.Duration) HandlerOption {
 // strict server is how a client learns that.
 func WithLenientInput() HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.lenient = true })
+}
+
+// WithBodyTimeout bounds how long the handler waits for the request body: a
+// client that has not sent all of it within d gets 408 (REQUEST_TIMEOUT) and
+// no run starts. The deadline is lifted once the body is read, so it never
+// cuts a stream. Zero leaves the server's read deadline alone. The default is
+// 30s.
+func WithBodyTimeout(d time.Duration) HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.bodyTimeout = d })
+}
+
+// WithMaxConcurrentRuns caps how many runs the handler drives at once: past n,
+// a request is answered at once, before its body is read, with 503
+// (OVERLOADED), a Retry-After header of one second and the JSON error body, so
+// a burst degrades instead of exhausting memory. Zero or less (the default)
+// sets no cap.
+func WithMaxConcurrentRuns(n int) HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.maxRuns = n })
 }

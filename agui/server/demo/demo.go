@@ -304,17 +304,10 @@ func ServeListener(ctx context.Context, ln net.Listener, out io.Writer) error {
 	var err error
 	mux := http.NewServeMux()
 	mux.Handle("/agent", Handler(server.WithKeepAlive(15*time.Second)))
-	// Requests live under base, which keeps ctx's values but ends only when
-	// the server shuts down, with cause ErrServerShutdown: runs in flight
-	// then end with RUN_ERROR "run cancelled: the server is shutting down"
-	// (not "client disconnected"), and Shutdown is quick.
-	base, shut := context.WithCancelCause(context.WithoutCancel(ctx))
-	defer shut(server.ErrServerShutdown)
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return base },
-	}
+	// The hardened server: header, idle and header-size limits, and a
+	// Shutdown that ends runs in flight with RUN_ERROR "run cancelled: the
+	// server is shutting down" (not "client disconnected"), so it is quick.
+	srv := server.NewHTTPServer("", mux)
 	fmt.Fprintf(out, "AG-UI demo agent: http://%s/agent\n", ln.Addr())
 	fmt.Fprintln(out, `Try: curl -N -H 'Content-Type: application/json' -d '{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":"hello"}]}' http://`+ln.Addr().String()+"/agent")
 
@@ -325,7 +318,6 @@ func ServeListener(ctx context.Context, ln net.Listener, out io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	shut(server.ErrServerShutdown)
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	err = srv.Shutdown(shutdown)

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Defaults of [NewHTTPServer]; docs/DESIGN.md says why each is what it is.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultMaxHeaderBytes    = 64 << 10
+)
+
+// HTTPServer is an [http.Server] set up to hold many long AG-UI runs safely,
+// with a Shutdown that ends them.
+//
+// Use it as an http.Server (the fields can be changed before it serves):
+//
+//	srv := server.NewHTTPServer(":8000", mux)
+//	go srv.ListenAndServe()
+//	…
+//	srv.Shutdown(ctx) // every live run ends with RUN_ERROR CANCELLED "run cancelled: the server is shutting down"
+type HTTPServer struct {
+	*http.Server
+	shut context.CancelCauseFunc
+}
+
+// NewHTTPServer returns a server for handler on addr with the limits a
+// server exposed to untrusted clients needs and that net/http leaves off:
+//
+//   - ReadHeaderTimeout (10s): a client that drips its request head is cut;
+//   - IdleTimeout (2m): an idle keep-alive connection is closed;
+//   - MaxHeaderBytes (64 KiB) instead of net/http's 1 MiB.
+//
+// It sets no ReadTimeout and no WriteTimeout on purpose: net/http applies
+// them to the whole exchange, so they would cut every stream longer than the
+// timeout. The AG-UI handler bounds each part itself instead: the body read
+// ([WithBodyTimeout]), each write without progress ([WithWriteTimeout]) and
+// the run ([WithTimeout]).
+//
+// Every request's context derives from one that [HTTPServer.Shutdown]
+// cancels with [ErrServerShutdown], which net/http's own Shutdown does not
+// do: runs in flight end at once with one terminal RUN_ERROR that says so,
+// instead of holding Shutdown until its context expires.
+func NewHTTPServer(addr string, handler http.Handler) *HTTPServer {
+	base, shut := context.WithCancelCause(context.Background())
+	return &HTTPServer{
+		Server: &http.Server{
+			Addr:              addr,
+			Handler:           handler,
+			ReadHeaderTimeout: DefaultReadHeaderTimeout,
+			IdleTimeout:       DefaultIdleTimeout,
+			MaxHeaderBytes:    DefaultMaxHeaderBytes,
+			BaseContext:       func(net.Listener) context.Context { return base },
+		},
+		shut: shut,
+	}
+}
+
+// Shutdown cancels every live run with cause [ErrServerShutdown], then shuts
+// the server down gracefully as [http.Server.Shutdown] does: it stops
+// accepting, waits for the handlers (which return once their run has written
+// its terminal event) and closes the connections. If ctx ends first, it
+// closes what is left and returns ctx's error.
+func (s *HTTPServer) Shutdown(ctx context.Context) error {
+	s.shut(ErrServerShutdown)
+	err := s.Server.Shutdown(ctx)
+	if err != nil {
+		s.Server.Close()
+	}
+	return err
+}

@@ -1,0 +1,234 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/sse"
+)
+
+// openRun posts a run to url and returns the response once RUN_STARTED has
+// arrived, with the reader positioned after it.
+func openRun(t *testing.T, client *http.Client, url string) (*http.Response, *sse.Reader) {
+	t.Helper()
+	resp, err := client.Post(url, "application/json", strings.NewReader(validBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	r := sse.NewReader(resp.Body)
+	data, err := r.Next()
+	if err != nil || !strings.Contains(string(data), `"RUN_STARTED"`) {
+		t.Fatalf("first frame %q, %v", data, err)
+	}
+	return resp, r
+}
+
+// rest reads the remaining events of a stream.
+func rest(r *sse.Reader) ([]agui.Event, error) {
+	var evs []agui.Event
+	for {
+		data, err := r.Next()
+		if err == io.EOF {
+			return evs, nil
+		}
+		if err != nil {
+			return evs, err
+		}
+		ev, err := agui.DecodeEvent(data)
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// Shutting an HTTPServer down with runs in flight ends every one of them with
+// exactly one terminal event, RUN_ERROR CANCELLED whose cause is the
+// shutdown, and Shutdown returns once they have.
+func TestHTTPServerShutdownEndsLiveRuns(t *testing.T) {
+	const runs = 20
+	causes := make(chan error, runs)
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		if err := rc.Say("working"); err != nil {
+			return server.Outcome{}, err
+		}
+		<-ctx.Done()
+		causes <- context.Cause(ctx)
+		return server.Outcome{}, ctx.Err()
+	})
+	srv := server.NewHTTPServer("", server.NewHandler(agent))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	url := "http://" + ln.Addr().String() + "/agent"
+
+	readers := make([]*sse.Reader, runs)
+	for i := range readers {
+		resp, r := openRun(t, client, url)
+		defer resp.Body.Close()
+		readers[i] = r
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		t.Fatalf("Serve: %v", err)
+	}
+	for i, r := range readers {
+		evs, err := rest(r)
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		terminals := 0
+		for _, ev := range evs {
+			if ev.Type() == agui.EventTypeRunError || ev.Type() == agui.EventTypeRunFinished {
+				terminals++
+			}
+		}
+		re, ok := evs[len(evs)-1].(*agui.RunError)
+		if terminals != 1 || !ok || re.Code == nil || *re.Code != string(agui.CodeCancelled) ||
+			re.Message != "run cancelled: the server is shutting down" {
+			t.Fatalf("run %d ended with %d terminal events, last %+v", i, terminals, evs[len(evs)-1])
+		}
+	}
+	for range runs {
+		if cause := <-causes; !errors.Is(cause, server.ErrServerShutdown) {
+			t.Fatalf("an agent saw cause %v, want ErrServerShutdown", cause)
+		}
+	}
+}
+
+// The hardened server cuts a client that drips its request head.
+func TestHTTPServerCutsSlowHead(t *testing.T) {
+	srv := server.NewHTTPServer("", server.NewHandler(hello()))
+	if srv.ReadHeaderTimeout != server.DefaultReadHeaderTimeout || srv.IdleTimeout != server.DefaultIdleTimeout ||
+		srv.MaxHeaderBytes != server.DefaultMaxHeaderBytes || srv.ReadTimeout != 0 || srv.WriteTimeout != 0 {
+		t.Fatalf("defaults: %+v", srv.Server)
+	}
+	srv.ReadHeaderTimeout = 200 * time.Millisecond
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Shutdown(context.Background())
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "POST /agent HTTP/1.1\r\nHost: x\r\n") // and never the rest
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadAll(c); err != nil {
+		t.Fatalf("the connection was not closed by the server: %v", err)
+	}
+}
+
+// A body that does not arrive within the body timeout gets 408; a run that
+// lasts longer than the body timeout is not cut by it.
+func TestBodyTimeout(t *testing.T) {
+	const d = 200 * time.Millisecond
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		time.Sleep(3 * d)
+		return server.Success(), rc.Say("still here")
+	})
+	srv := httptest.NewServer(server.NewHandler(agent, server.WithBodyTimeout(d)))
+	defer srv.Close()
+
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "POST /agent HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"threadId\"")
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusRequestTimeout || errorCode(t, resp) != server.HTTPCodeRequestTimeout {
+		t.Fatalf("status %d, want 408 REQUEST_TIMEOUT", resp.StatusCode)
+	}
+
+	evs := readStream(t, server.NewHandler(agent, server.WithBodyTimeout(d)), validBody)
+	if _, ok := evs[len(evs)-1].(*agui.RunFinished); !ok {
+		t.Fatalf("a run longer than the body timeout ended with %s", evs[len(evs)-1].Type())
+	}
+}
+
+// errorCode reads the code of a JSON error body.
+func errorCode(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	var b struct {
+		Error struct{ Code, Message string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&b); err != nil {
+		t.Fatalf("error body: %v", err)
+	}
+	return b.Error.Code
+}
+
+// Past the cap, a request gets 503 with Retry-After and the JSON error body
+// at once; once a run ends, its place is free again.
+func TestMaxConcurrentRuns(t *testing.T) {
+	release := make(chan struct{})
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return server.Success(), nil
+	})
+	srv := httptest.NewServer(server.NewHandler(agent, server.WithMaxConcurrentRuns(2)))
+	defer srv.Close()
+	client := srv.Client()
+
+	var wg sync.WaitGroup
+	for range 2 {
+		resp, r := openRun(t, client, srv.URL)
+		wg.Go(func() {
+			defer resp.Body.Close()
+			rest(r)
+		})
+	}
+	resp, err := client.Post(srv.URL, "application/json", strings.NewReader(validBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
+		errorCode(t, resp) != server.HTTPCodeOverloaded {
+		t.Fatalf("third run: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	close(release)
+	wg.Wait()
+	resp, r := openRun(t, client, srv.URL)
+	defer resp.Body.Close()
+	if evs, err := rest(r); err != nil || evs[len(evs)-1].Type() != agui.EventTypeRunFinished {
+		t.Fatalf("after the others ended: %v %v", evs, err)
+	}
+}
