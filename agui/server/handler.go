@@ -210,11 +210,41 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 func (h *handler[S]) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	rc := http.NewResponseController(w)
 	timed := h.cfg.bodyTimeout > 0 && rc.SetReadDeadline(time.Now().Add(h.cfg.bodyTimeout)) == nil
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.maxBody))
+	body, err := readAllSized(http.MaxBytesReader(w, r.Body, h.cfg.maxBody), min(r.ContentLength, h.cfg.maxBody))
 	if timed && err == nil {
 		rc.SetReadDeadline(time.Time{})
 	}
 	return body, err
+}
+
+// readAllSized is io.ReadAll for a body that announced its size (size < 0:
+// it did not). io.ReadAll grows its buffer in steps, and a 10 MiB body cost
+// 22.5 MiB of allocations; here a body is read into 64 KiB and, once that is
+// full, into one buffer of the announced size, so it costs its size once. A
+// client that announces 10 MiB and sends 10 bytes gets 64 KiB; one that sends
+// 64 KiB and then stalls holds the announced size until the body timeout, no
+// more than a client that sends it all, which WithMaxConcurrentRuns bounds.
+func readAllSized(r io.Reader, size int64) ([]byte, error) {
+	if size < 0 {
+		return io.ReadAll(r)
+	}
+	want := int(size) + 1 // room for the read that sees EOF without a copy
+	buf := make([]byte, 0, min(want, 64<<10))
+	for {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), max(want, 2*cap(buf))) // past want: the announced size was wrong
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // requestCause says why a request's context ended. net/http cancels it with

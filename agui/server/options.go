@@ -137,7 +137,11 @@ func WithInputEcho() Option { return runOption(func(c *runConfig) { c.echoInput 
 func WithTimeout(d time.Duration) Option { return runOption(func(c *runConfig) { c.timeout = d }) }
 
 // WithMaxBodyBytes sets the largest request body the handler accepts; larger
-// ones get 413. The default is 10 MiB.
+// ones get 413. The default is 10 MiB, the frame limit of the reference
+// client. A request in flight holds about twice its body while it is decoded
+// (the body and the decoded input), so n times twice the limit, with n the
+// cap of [WithMaxConcurrentRuns], bounds what bodies can take; set both on a
+// server open to untrusted clients.
 func WithMaxBodyBytes(n int64) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.maxBody = n })
 }
