@@ -15,7 +15,7 @@ import (
 // the rest, in the detail and in the open set alike, so its text stays small
 // however many are open; a huge id is cut too.
 func TestOpenListIsCapped(t *testing.T) {
-	const n = 30_000 // the text must not depend on it (the issue saw 3×10^5)
+	const n = 30_000                        // the text must not depend on it (the issue saw 3×10^5)
 	long := "a" + strings.Repeat("é", 5000) // 10,001 bytes, sorted first; the cut must fall on a rune boundary
 	for _, tc := range []struct {
 		name string

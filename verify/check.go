@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"errors"
+	"iter"
 	"strconv"
 
 	"github.com/agui-go/sdk/agui"
@@ -48,8 +49,23 @@ type Report struct {
 	// *agui.UnknownEventTypeError.
 	Err error
 	// Warnings are the repairs of lenient decoding (client profile), in
-	// order.
+	// order: the first MaxWarnings of them.
 	Warnings []Warning
+	// MoreWarnings counts the warnings past the first MaxWarnings, which are
+	// not kept: a long stream with a repair in every event must not make the
+	// report as large as the stream.
+	MoreWarnings int
+}
+
+// MaxWarnings is how many warnings a [Report] keeps.
+const MaxWarnings = 100
+
+func (r *Report) warn(w Warning) {
+	if len(r.Warnings) < MaxWarnings {
+		r.Warnings = append(r.Warnings, w)
+	} else {
+		r.MoreWarnings++
+	}
 }
 
 // OK reports whether the stream was accepted.
@@ -64,7 +80,23 @@ type Warning struct {
 // Check decodes and verifies a captured stream given as one JSON document
 // per event, in stream order, under profile p.
 func Check(p Profile, docs [][]byte) *Report {
-	r := &Report{Events: len(docs), Index: -1}
+	r, _ := CheckStream(p, func(yield func([]byte, error) bool) {
+		for _, d := range docs {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	})
+	return r
+}
+
+// CheckStream is [Check] for a stream read as it is checked, in memory that
+// does not grow with its length: docs yields each document (which need stay
+// valid only until the next) or an error reading the input. The stream is
+// read to its end even after a rejection, to count its events; an error from
+// docs ends the check and is returned, with no report.
+func CheckStream(p Profile, docs iter.Seq2[[]byte, error]) (*Report, error) {
+	r := &Report{Index: -1}
 	// The server profile runs the engine itself rather than Server, which
 	// the agui_noverify tag empties: that tag switches verification off in
 	// a server, not in a linter asked to verify.
@@ -74,19 +106,26 @@ func Check(p Profile, docs [][]byte) *Report {
 	if p == ServerProfile {
 		observe, finish = s.observe, s.finish
 	}
-	for i, doc := range docs {
+	i := -1
+	for doc, err := range docs {
+		if err != nil {
+			return nil, err
+		}
+		i++
+		if r.Err != nil {
+			continue // rejected: only counting
+		}
 		var ev agui.Event
-		var err error
 		if p == ServerProfile {
 			ev, err = agui.DecodeEvent(doc)
 		} else {
 			var warns []agui.Warning
 			ev, warns, err = agui.DecodeEventLenient(doc)
 			for _, w := range warns {
-				r.Warnings = append(r.Warnings, Warning{i, w.String()})
+				r.warn(Warning{i, w.String()})
 			}
 			if errors.Is(err, agui.ErrUnknownEventType) {
-				r.Warnings = append(r.Warnings, Warning{i, "dropped: " + err.Error()})
+				r.warn(Warning{i, "dropped: " + err.Error()})
 				continue
 			}
 		}
@@ -96,13 +135,15 @@ func Check(p Profile, docs [][]byte) *Report {
 		if err != nil {
 			r.Index, r.Err = i, err
 			r.Event = typeOf(doc)
-			return r
 		}
 	}
-	if err := finish(); err != nil {
-		r.Index, r.Err = len(docs), err
+	r.Events = i + 1
+	if r.Err == nil {
+		if err := finish(); err != nil {
+			r.Index, r.Err = r.Events, err
+		}
 	}
-	return r
+	return r, nil
 }
 
 // typeOf reads the "type" member of a document that may not decode.

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"strings"
 
 	"github.com/agui-go/sdk/agui/sse"
 )
@@ -18,68 +21,87 @@ const (
 	formatProtobuf  = "protobuf"
 )
 
+// maxEvent is the largest event document read in any format: the SSE frame
+// limit, which is the reference client's. A longer document is an error, not
+// something to buffer.
+const maxEvent = sse.DefaultMaxFrame
+
 // errNoEvents reports input that holds no event at all.
 var errNoEvents = errors.New("no events in the input")
 
-// readEvents splits a captured stream into one JSON document per event, in
-// order, detecting its format: a JSON array of events; JSON values one
-// after another (JSON Lines, or objects spread over several lines); or
-// Server-Sent Events, where each frame's data lines joined by newlines are
-// one document and frames without data are skipped. The index of a
-// document is its position in the input.
-//
-// crAt is the index of the first SSE frame whose lines end in CR or CRLF
-// rather than LF, or -1.
-func readEvents(data []byte) (docs [][]byte, format string, crAt int, err error) {
-	crAt = -1
-	if len(data) > 0 && data[0] == 0 {
+// errEventTooLarge reports a JSON Lines or array document over maxEvent.
+var errEventTooLarge = fmt.Errorf("an event is larger than the %d-byte limit", maxEvent)
+
+// eventStream is a captured stream being read: its format, its documents
+// (each valid until the next; an error ends them) and, for SSE, the index of
+// the first document whose frame had a line ending in CR or CRLF (-1 when
+// none), known once the documents have been read.
+type eventStream struct {
+	format string
+	docs   iter.Seq2[[]byte, error]
+	crAt   int
+}
+
+// readEvents detects the format of a captured stream from its first bytes and
+// returns its documents as they are read, in constant memory for any length:
+// a JSON array of events; JSON values one after another (JSON Lines, or
+// objects spread over several lines); Server-Sent Events, where each frame's
+// data lines joined by newlines are one document and frames without data are
+// skipped; or the protobuf binding's length-prefixed frames, each turned into
+// the JSON document it stands for. The index of a document is its position in the input.
+// Every format has the same per-document cap (maxEvent), and a document
+// nested too deeply says so.
+func readEvents(in io.Reader) (*eventStream, error) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	if b, _ := br.Peek(1); len(b) == 1 && b[0] == 0 {
 		// A length prefix: frames are at most 10 MiB, so the first byte of
 		// a protobuf stream is 0, which no text format starts with.
-		docs, err = protoFrames(data)
-		if err == nil && len(docs) == 0 {
-			err = errNoEvents
-		}
-		return docs, formatProtobuf, crAt, err
+		return &eventStream{format: formatProtobuf, docs: protoDocs(br), crAt: -1}, nil
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	// The first byte that is not white space decides; SSE needs the first
+	// line, so white space is only peeked at, not consumed.
+	first, lead, err := peekFirst(br)
+	if err != nil {
+		return nil, err
+	}
+	es := &eventStream{crAt: -1}
 	switch {
-	case len(trimmed) == 0:
-		return nil, "", crAt, errNoEvents
-	case trimmed[0] == '[':
-		var raw []json.RawMessage
-		if err := json.Unmarshal(trimmed, &raw); err != nil {
-			return nil, formatJSONArray, crAt, fmt.Errorf("not a JSON array of events: %w", err)
-		}
-		for _, r := range raw {
-			docs = append(docs, r)
-		}
-		format = formatJSONArray
-	case trimmed[0] == '{':
-		dec := json.NewDecoder(bytes.NewReader(trimmed))
-		for {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err == io.EOF {
-				break
-			} else if err != nil {
-				return nil, formatJSONLines, crAt, fmt.Errorf("JSON value %d: %w", len(docs), err)
-			}
-			docs = append(docs, raw)
-		}
-		format = formatJSONLines
-	case looksLikeSSE(trimmed):
-		docs, crAt, err = sseFrames(data)
-		if err != nil {
-			return nil, formatSSE, crAt, err
-		}
-		format = formatSSE
+	case first == 0:
+		return nil, errNoEvents
+	case first == '[':
+		br.Discard(lead)
+		es.format, es.docs = formatJSONArray, jsonDocs(br, true)
+	case first == '{':
+		br.Discard(lead)
+		es.format, es.docs = formatJSONLines, jsonDocs(br, false)
 	default:
-		return nil, "", crAt, errors.New("cannot tell the format: expected SSE (data: lines), JSON Lines or a JSON array of events")
+		line, _ := br.Peek(min(br.Buffered(), 4<<10))
+		if !looksLikeSSE(bytes.TrimLeft(line, " \t\r\n")) {
+			return nil, errors.New("cannot tell the format: expected SSE (data: lines), JSON Lines or a JSON array of events")
+		}
+		es.format, es.docs = formatSSE, sseDocs(br, &es.crAt)
 	}
-	if len(docs) == 0 {
-		return nil, format, crAt, errNoEvents
+	return es, nil
+}
+
+// peekFirst returns the first byte that is not white space (0 at the end of
+// the input) and how many bytes of white space precede it, consuming nothing.
+func peekFirst(br *bufio.Reader) (byte, int, error) {
+	for n := 1; ; n++ {
+		b, err := br.Peek(n)
+		if len(b) < n {
+			if err == io.EOF || err == bufio.ErrBufferFull {
+				return 0, 0, nil // nothing but white space (or a buffer of it: no format we read)
+			}
+			return 0, 0, err
+		}
+		if c := b[n-1]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c, n - 1, nil
+		}
 	}
-	return docs, format, crAt, nil
 }
 
 // looksLikeSSE reports whether the first line is an SSE field or comment.
@@ -99,29 +121,139 @@ func looksLikeSSE(b []byte) bool {
 	return false
 }
 
-// sseFrames parses Server-Sent Events with the forgiving reader of package
-// sse (LF, CRLF or CR line ends; comments and other fields ignored; a last
-// frame without its blank line still counts). Each document must be JSON.
-// crAt is the index of the first document whose frame had a line ending in
-// CR or CRLF, or -1.
-func sseFrames(data []byte) (docs [][]byte, crAt int, err error) {
-	crAt = -1
-	r := sse.NewReader(bytes.NewReader(data))
-	for {
-		frame, err := r.Next()
-		if err == io.EOF {
-			return docs, crAt, nil
+// jsonDocs reads JSON values one after another, or the elements of one JSON
+// array, with a json.Decoder over a reader that lets no value read more than
+// maxEvent bytes.
+func jsonDocs(br *bufio.Reader, array bool) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		lr := &valueLimit{r: br}
+		dec := json.NewDecoder(lr)
+		n := 0
+		fail := func(err error) {
+			switch {
+			case errors.Is(err, errEventTooLarge):
+				err = fmt.Errorf("JSON value %d: %w", n, err)
+			case array:
+				if err == io.EOF || err == io.ErrUnexpectedEOF {
+					err = errors.New("unexpected end of JSON input") // as json.Unmarshal says it
+				}
+				err = fmt.Errorf("not a JSON array of events: %w", describeJSONError(err))
+			default:
+				err = fmt.Errorf("JSON value %d: %w", n, describeJSONError(err))
+			}
+			yield(nil, err)
 		}
-		if err != nil {
-			return nil, crAt, fmt.Errorf("SSE frame %d: %w", len(docs), err)
+		if array {
+			lr.reset()
+			if _, err := dec.Token(); err != nil { // the '['
+				fail(err)
+				return
+			}
 		}
-		if !json.Valid(frame) {
-			return nil, crAt, fmt.Errorf("SSE frame %d: data is not JSON: %s", len(docs), clip(frame))
+		for {
+			if array && !dec.More() {
+				break
+			}
+			lr.reset()
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err == io.EOF && !array {
+				break
+			} else if err != nil {
+				fail(err)
+				return
+			}
+			if len(raw) > maxEvent { // the reader's allowance has slack for read-ahead; this is exact
+				fail(errEventTooLarge)
+				return
+			}
+			if !yield(raw, nil) {
+				return
+			}
+			n++
 		}
-		if crAt < 0 && r.SawCR() {
-			crAt = len(docs)
+		if array {
+			if _, err := dec.Token(); err != nil { // the ']'
+				fail(err)
+				return
+			}
+			if dec.More() {
+				yield(nil, errors.New("not a JSON array of events: data after the array"))
+				return
+			}
 		}
-		docs = append(docs, bytes.Clone(frame))
+		if n == 0 {
+			yield(nil, errNoEvents)
+		}
+	}
+}
+
+// valueLimit is the reader under jsonDocs' decoder: each Read returns at most
+// what is left of the allowance of the value being decoded, and none is left
+// once maxEvent bytes (and a little for the decoder's read-ahead) were read
+// for one value.
+type valueLimit struct {
+	r    io.Reader
+	left int
+}
+
+func (l *valueLimit) reset() { l.left = maxEvent + 4<<10 }
+
+func (l *valueLimit) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, errEventTooLarge
+	}
+	n, err := l.r.Read(p[:min(len(p), l.left)])
+	l.left -= n
+	return n, err
+}
+
+// describeJSONError names the cause of a document encoding/json refuses for
+// its nesting in words a reader of the CLI's output understands.
+func describeJSONError(err error) error {
+	if err != nil && strings.Contains(err.Error(), "exceeded max depth") {
+		return fmt.Errorf("the document is nested too deeply (more than 10000 levels): %w", err)
+	}
+	return err
+}
+
+// sseDocs reads Server-Sent Events with the forgiving reader of package sse
+// (LF, CRLF or CR line ends; comments and other fields ignored; a last frame
+// without its blank line still counts). Each document must be JSON. *crAt is
+// set to the index of the first document whose frame had a line ending in CR
+// or CRLF.
+func sseDocs(br *bufio.Reader, crAt *int) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		r := sse.NewReader(br)
+		n := 0
+		for {
+			frame, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				yield(nil, fmt.Errorf("SSE frame %d: %w", n, err))
+				return
+			}
+			if !json.Valid(frame) {
+				var v json.RawMessage
+				if err := describeJSONError(json.Unmarshal(frame, &v)); err != nil && strings.Contains(err.Error(), "nested too deeply") {
+					yield(nil, fmt.Errorf("SSE frame %d: %w", n, err))
+				} else {
+					yield(nil, fmt.Errorf("SSE frame %d: data is not JSON: %s", n, clip(frame)))
+				}
+				return
+			}
+			if *crAt < 0 && r.SawCR() {
+				*crAt = n
+			}
+			if !yield(frame, nil) {
+				return
+			}
+			n++
+		}
+		if n == 0 {
+			yield(nil, errNoEvents)
+		}
 	}
 }
 

@@ -1,37 +1,49 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
 	"strconv"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/protoframe"
 )
 
-// protoFrames reads a protobuf stream (application/vnd.ag-ui.event+proto:
-// length-prefixed ag_ui.Event messages) into one JSON document per frame,
-// the form @ag-ui/proto's decode() gives, so the verifier decodes and
-// judges it exactly as it judges SSE. A frame holding only an event type
-// this build does not know becomes a document with a type naming its field
-// number, which the client profile drops with a warning and the server
-// profile rejects, as they treat an unknown type on SSE.
-func protoFrames(data []byte) ([][]byte, error) {
-	var docs [][]byte
-	for msg, err := range protoframe.Frames(bytes.NewReader(data)) {
-		if err != nil {
-			return nil, fmt.Errorf("frame %d: %w", len(docs), err)
+// protoDocs reads a protobuf stream (application/vnd.ag-ui.event+proto:
+// length-prefixed ag_ui.Event messages) as one JSON document per frame, the
+// form @ag-ui/proto's decode() gives, so the verifier decodes and judges it
+// exactly as it judges SSE. A frame holding only an event type this build
+// does not know becomes a document with a type naming its field number,
+// which the client profile drops with a warning and the server profile
+// rejects, as they treat an unknown type on SSE. Frames are read one at a
+// time under the reader's frame limit.
+func protoDocs(r io.Reader) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		n := 0
+		var doc []byte
+		for msg, err := range protoframe.Frames(r) {
+			if err != nil {
+				yield(nil, fmt.Errorf("frame %d: %w", n, err))
+				return
+			}
+			doc, err = agui.EventProtoToJSON(doc[:0], msg)
+			var unknown *agui.UnknownEventTypeError
+			if errors.As(err, &unknown) {
+				doc, err = []byte(`{"type":`+strconv.Quote(unknown.Type)+`}`), nil
+			}
+			if err != nil {
+				yield(nil, fmt.Errorf("frame %d: %w", n, err))
+				return
+			}
+			if !yield(doc, nil) {
+				return
+			}
+			n++
 		}
-		doc, err := agui.EventProtoToJSON(nil, msg)
-		var unknown *agui.UnknownEventTypeError
-		if errors.As(err, &unknown) {
-			doc, err = []byte(`{"type":`+strconv.Quote(unknown.Type)+`}`), nil
+		if n == 0 {
+			yield(nil, errNoEvents)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("frame %d: %w", len(docs), err)
-		}
-		docs = append(docs, doc)
 	}
-	return docs, nil
 }

@@ -92,29 +92,35 @@ func runVerify(env *Env, args []string) int {
 		name = operands[0]
 	}
 
-	var data []byte
-	var err error
+	// The input is read as it is checked, in memory that does not grow with
+	// its length.
+	in := env.Stdin
 	if name == "-" {
-		data, err = io.ReadAll(env.Stdin)
 		name = "standard input"
 	} else {
-		data, err = os.ReadFile(name)
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "agui verify: %v\n", err)
+			return ExitUsage
+		}
+		defer f.Close()
+		in = f
+	}
+	es, err := readEvents(in)
+	var r *verify.Report
+	if err == nil {
+		r, err = verify.CheckStream(profile, es.docs)
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "agui verify: %v\n", err)
-		return ExitUsage
-	}
-	docs, format, crAt, err := readEvents(data)
-	if err != nil {
-		if format != "" {
-			fmt.Fprintf(env.Stderr, "agui verify: %s: unreadable %s: %v\n", name, format, err)
+		if es != nil && !errors.Is(err, errNoEvents) {
+			fmt.Fprintf(env.Stderr, "agui verify: %s: unreadable %s: %v\n", name, es.format, err)
 		} else {
 			fmt.Fprintf(env.Stderr, "agui verify: %s: %v\n", name, err)
 		}
 		return ExitUsage
 	}
+	format, crAt := es.format, es.crAt
 
-	r := verify.Check(profile, docs)
 	v := verdictOf(r)
 	if crAt >= 0 {
 		// Producers must end SSE lines with LF alone, and the reference
@@ -130,6 +136,9 @@ func runVerify(env *Env, args []string) int {
 	if !*asJSON {
 		for _, w := range r.Warnings {
 			fmt.Fprintf(env.Stderr, "warning: event %d: %s\n", w.Index, w.Text)
+		}
+		if r.MoreWarnings > 0 {
+			fmt.Fprintf(env.Stderr, "warning: %d more warnings not shown\n", r.MoreWarnings)
 		}
 	}
 	if *asJSON {
