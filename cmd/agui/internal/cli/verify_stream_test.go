@@ -95,7 +95,10 @@ func TestVerifyLongStreamInConstantMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and checks three files of 10^6 events")
 	}
-	const n = 1_000_000
+	n := 1_000_000
+	if raceEnabled {
+		n = 100_000 // the race detector makes 10^6 take minutes; memory is what is measured
+	}
 	for _, format := range []string{formatJSONLines, formatSSE, formatJSONArray} {
 		t.Run(format, func(t *testing.T) {
 			path, size := writeLongStream(t, format, n)
@@ -112,7 +115,7 @@ func TestVerifyLongStreamInConstantMemory(t *testing.T) {
 			grew := int64(peak) - int64(before.HeapAlloc)
 			t.Logf("%s: %d events, %.1f MB file; heap peak %.1f MB over the %.1f MB before",
 				format, n, float64(size)/1e6, float64(grew)/1e6, float64(before.HeapAlloc)/1e6)
-			if grew > 24<<20 || grew > size/3 {
+			if grew > 24<<20 || (!raceEnabled && grew > size/3) {
 				t.Errorf("the heap grew by %d bytes verifying a %d-byte file", grew, size)
 			}
 		})
