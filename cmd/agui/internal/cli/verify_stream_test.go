@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/protoframe"
 )
 
 // writeLongStream writes a valid run of n events in format to a file: one
@@ -34,6 +37,7 @@ func writeLongStream(t *testing.T, format string, n int) (string, int64) {
 		yield(`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)
 	}
 	first := true
+	var frame []byte
 	if format == formatJSONArray {
 		w.WriteString("[\n")
 	}
@@ -43,6 +47,15 @@ func writeLongStream(t *testing.T, format string, n int) (string, int64) {
 			w.WriteString("data: " + ev + "\n\n")
 		case formatJSONLines:
 			w.WriteString(ev + "\n")
+		case formatProtobuf:
+			ev, err := agui.DecodeEvent([]byte(ev))
+			if err == nil {
+				frame, err = protoframe.AppendFrame(frame[:0], ev)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(frame)
 		case formatJSONArray:
 			if !first {
 				w.WriteString(",\n")
@@ -88,18 +101,18 @@ func heapPeak() (stop func() uint64) {
 	}
 }
 
-// agui verify reads a stream of 10^6 events in every format in memory that
+// agui verify reads a stream of 10^6 events in every format (protobuf too) in memory that
 // does not grow with it: the heap's peak while it runs stays a small fraction
 // of the file (the whole file was read into memory before, and more).
 func TestVerifyLongStreamInConstantMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("writes and checks three files of 10^6 events")
+		t.Skip("writes and checks four files of 10^6 events")
 	}
 	n := 1_000_000
 	if raceEnabled {
 		n = 100_000 // the race detector makes 10^6 take minutes; memory is what is measured
 	}
-	for _, format := range []string{formatJSONLines, formatSSE, formatJSONArray} {
+	for _, format := range []string{formatJSONLines, formatSSE, formatJSONArray, formatProtobuf} {
 		t.Run(format, func(t *testing.T) {
 			path, size := writeLongStream(t, format, n)
 			runtime.GC()
