@@ -42,7 +42,9 @@ const (
 // Accept header admits no encoding this handler serves, 413 for a body over
 // the limit ([WithMaxBodyBytes], 10 MiB by default), 400 for a body that is not
 // a valid RunAgentInput (the message names the JSON path) or whose state does
-// not decode into S (an agent with [NoState] accepts any state).
+// not decode into S (an agent with [NoState] accepts any state), 408 for a
+// body that did not arrive within [WithBodyTimeout] (30s by default), and 503
+// with Retry-After when [WithMaxConcurrentRuns] runs are already in flight.
 // `state: null` reads as an absent state; [WithLenientInput] forgives more
 // legacy nulls. [WithCORS] adds the answers browsers on other origins need,
 // OPTIONS preflights included; without it OPTIONS is a 405 like any method
@@ -50,7 +52,9 @@ const (
 //
 // A started stream is 200 with Content-Type text/event-stream and
 // Cache-Control no-cache; every event is one `data: <json>` line followed by
-// an empty line, LF only. When the Accept header names the protobuf binding
+// an empty line, LF only, and no larger than [sse.DefaultMaxFrame], the
+// frame limit of the reader (an emit of a larger event fails with
+// [ErrEventTooLarge]). When the Accept header names the protobuf binding
 // (application/vnd.ag-ui.event+proto, or application/*), or admits it and
 // not SSE, the stream is that binding instead: each event a length-prefixed
 // ag_ui.Event message (package protoframe), checked by the same verifier,
