@@ -1,3 +1,5 @@
+//go:build !agui_noverify
+
 package verify_test
 
 import (
