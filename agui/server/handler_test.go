@@ -460,26 +460,46 @@ func TestHandlerReportsRequestContextCause(t *testing.T) {
 // Keep-alives go out only after the stream has been idle for the interval,
 // whatever the flush latency: an agent that emits every 2ms never gets one.
 func TestKeepAliveOnlyWhenIdle(t *testing.T) {
-	busy := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
-		m, err := rc.StartTextMessage()
-		if err != nil {
-			return server.Outcome{}, err
-		}
-		for end := time.Now().Add(250 * time.Millisecond); time.Now().Before(end); {
-			if err := m.Append("x"); err != nil {
-				return server.Outcome{}, err
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		if err := m.End(); err != nil {
-			return server.Outcome{}, err
-		}
-		time.Sleep(150 * time.Millisecond) // now idle: keep-alives are due
-		return server.Success(), nil
-	})
+	const interval = 50 * time.Millisecond
 	for _, latency := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond} {
 		t.Run(fmt.Sprint(latency), func(t *testing.T) {
-			srv := httptest.NewServer(server.NewHandler(busy, server.WithKeepAlive(50*time.Millisecond), server.WithFlushLatency(latency)))
+			// The agent appends every 2 ms, then idles until the client has
+			// seen a keep-alive. On a loaded machine a 2 ms sleep can last
+			// longer than the keep-alive interval, and then a keep-alive
+			// in the busy phase is right: the agent records its longest
+			// gap so the test only demands silence when the stream really
+			// was never idle.
+			var longestGap atomic.Int64 // nanoseconds
+			idleSeen := make(chan struct{})
+			busy := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+				m, err := rc.StartTextMessage()
+				if err != nil {
+					return server.Outcome{}, err
+				}
+				last := time.Now()
+				for end := last.Add(250 * time.Millisecond); time.Now().Before(end); {
+					if err := m.Append("x"); err != nil {
+						return server.Outcome{}, err
+					}
+					time.Sleep(2 * time.Millisecond)
+					now := time.Now()
+					if gap := int64(now.Sub(last)); gap > longestGap.Load() {
+						longestGap.Store(gap)
+					}
+					last = now
+				}
+				if err := m.End(); err != nil {
+					return server.Outcome{}, err
+				}
+				select { // now idle: keep-alives are due
+				case <-idleSeen:
+				case <-time.After(10 * time.Second):
+				case <-ctx.Done():
+					return server.Outcome{}, ctx.Err()
+				}
+				return server.Success(), nil
+			})
+			srv := httptest.NewServer(server.NewHandler(busy, server.WithKeepAlive(interval), server.WithFlushLatency(latency)))
 			defer srv.Close()
 			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(validBody))
 			if err != nil {
@@ -495,13 +515,20 @@ func TestKeepAliveOnlyWhenIdle(t *testing.T) {
 				case strings.Contains(line, "TEXT_MESSAGE_END"):
 					sawEnd = true
 				case line == ": keep-alive" && sawEnd:
+					if after == 0 {
+						close(idleSeen)
+					}
 					after++
 				case line == ": keep-alive":
 					during++
 				}
 			}
 			if during != 0 {
-				t.Fatalf("%d keep-alives on a stream that was never idle", during)
+				gap := time.Duration(longestGap.Load())
+				if gap < interval*4/5 {
+					t.Fatalf("%d keep-alives on a stream that was never idle (longest gap %v)", during, gap)
+				}
+				t.Logf("%d keep-alives while busy, allowed: the agent stalled for %v", during, gap)
 			}
 			if after == 0 {
 				t.Fatal("no keep-alive once the stream was idle")
