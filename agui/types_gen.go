@@ -97,6 +97,8 @@ func (v ResumeStatus) Valid() bool {
 //
 //agui:sealed
 type RunFinishedOutcome interface {
+	// Type returns the variant's "type" member, which tells the variants apart.
+	Type() string
 	// AppendJSON appends the value's compact JSON encoding to dst.
 	AppendJSON(dst []byte) ([]byte, error)
 	isRunFinishedOutcome()
@@ -116,6 +118,8 @@ var (
 //
 //agui:sealed
 type SubagentFinishedOutcome interface {
+	// Type returns the variant's "type" member, which tells the variants apart.
+	Type() string
 	// AppendJSON appends the value's compact JSON encoding to dst.
 	AppendJSON(dst []byte) ([]byte, error)
 	isSubagentFinishedOutcome()
@@ -139,6 +143,10 @@ var (
 //
 //agui:sealed
 type Message interface {
+	// Role returns the variant's "role" member, which tells the variants apart.
+	Role() Role
+	// MessageID returns the variant's "id" member.
+	MessageID() string
 	// AppendJSON appends the value's compact JSON encoding to dst.
 	AppendJSON(dst []byte) ([]byte, error)
 	isMessage()
@@ -165,6 +173,8 @@ var (
 //
 //agui:sealed
 type ContentPart interface {
+	// Type returns the variant's "type" member, which tells the variants apart.
+	Type() string
 	// AppendJSON appends the value's compact JSON encoding to dst.
 	AppendJSON(dst []byte) ([]byte, error)
 	isContentPart()
@@ -187,6 +197,8 @@ var (
 //
 //agui:sealed
 type PartSource interface {
+	// Type returns the variant's "type" member, which tells the variants apart.
+	Type() string
 	// AppendJSON appends the value's compact JSON encoding to dst.
 	AppendJSON(dst []byte) ([]byte, error)
 	isPartSource()
@@ -210,6 +222,8 @@ var (
 //
 //agui:sealed
 type JSONPatchOperation interface {
+	// Op returns the variant's "op" member, which tells the variants apart.
+	Op() string
 	// AppendJSON appends the value's compact JSON encoding to dst.
 	AppendJSON(dst []byte) ([]byte, error)
 	isJSONPatchOperation()
@@ -234,6 +248,11 @@ type RunFinishedSuccessOutcome struct {
 	PendingToolCallIDs []string
 }
 
+// Type returns "success".
+func (*RunFinishedSuccessOutcome) Type() string {
+	return "success"
+}
+
 func (*RunFinishedSuccessOutcome) isRunFinishedOutcome() {}
 
 // RunFinishedInterruptOutcome is the run paused for human input; a later run resumes it.
@@ -243,17 +262,32 @@ type RunFinishedInterruptOutcome struct {
 	Interrupts []Interrupt
 }
 
+// Type returns "interrupt".
+func (*RunFinishedInterruptOutcome) Type() string {
+	return "interrupt"
+}
+
 func (*RunFinishedInterruptOutcome) isRunFinishedOutcome() {}
 
 // RunFinishedCancelledOutcome is the run was stopped on purpose, not by a failure.
 // On the wire its "type" is "cancelled".
 type RunFinishedCancelledOutcome struct{}
 
+// Type returns "cancelled".
+func (*RunFinishedCancelledOutcome) Type() string {
+	return "cancelled"
+}
+
 func (*RunFinishedCancelledOutcome) isRunFinishedOutcome() {}
 
 // SubagentFinishedSuccessOutcome is the subagent completed.
 // On the wire its "type" is "success".
 type SubagentFinishedSuccessOutcome struct{}
+
+// Type returns "success".
+func (*SubagentFinishedSuccessOutcome) Type() string {
+	return "success"
+}
 
 func (*SubagentFinishedSuccessOutcome) isSubagentFinishedOutcome() {}
 
@@ -262,6 +296,11 @@ func (*SubagentFinishedSuccessOutcome) isSubagentFinishedOutcome() {}
 type SubagentFinishedSuspendedOutcome struct {
 	// Optional: nil is absent, an empty slice is []. JSON "interruptIds".
 	InterruptIDs []string
+}
+
+// Type returns "suspended".
+func (*SubagentFinishedSuspendedOutcome) Type() string {
+	return "suspended"
 }
 
 func (*SubagentFinishedSuspendedOutcome) isSubagentFinishedOutcome() {}
@@ -335,6 +374,16 @@ type DeveloperMessage struct {
 	SubagentRunID *string
 }
 
+// Role returns RoleDeveloper.
+func (*DeveloperMessage) Role() Role {
+	return RoleDeveloper
+}
+
+// MessageID returns v.ID.
+func (v *DeveloperMessage) MessageID() string {
+	return v.ID
+}
+
 func (*DeveloperMessage) isMessage() {}
 
 // SystemMessage is a system prompt.
@@ -352,6 +401,16 @@ type SystemMessage struct {
 	Metadata json.RawMessage
 	// Optional: nil is absent. JSON "subagentRunId".
 	SubagentRunID *string
+}
+
+// Role returns RoleSystem.
+func (*SystemMessage) Role() Role {
+	return RoleSystem
+}
+
+// MessageID returns v.ID.
+func (v *SystemMessage) MessageID() string {
+	return v.ID
 }
 
 func (*SystemMessage) isMessage() {}
@@ -375,6 +434,16 @@ type AssistantMessage struct {
 	SubagentRunID *string
 }
 
+// Role returns RoleAssistant.
+func (*AssistantMessage) Role() Role {
+	return RoleAssistant
+}
+
+// MessageID returns v.ID.
+func (v *AssistantMessage) MessageID() string {
+	return v.ID
+}
+
 func (*AssistantMessage) isMessage() {}
 
 // UserMessage is a message from the user: text or content parts.
@@ -392,6 +461,16 @@ type UserMessage struct {
 	Metadata json.RawMessage
 	// Optional: nil is absent. JSON "subagentRunId".
 	SubagentRunID *string
+}
+
+// Role returns RoleUser.
+func (*UserMessage) Role() Role {
+	return RoleUser
+}
+
+// MessageID returns v.ID.
+func (v *UserMessage) MessageID() string {
+	return v.ID
 }
 
 func (*UserMessage) isMessage() {}
@@ -415,6 +494,16 @@ type ToolMessage struct {
 	SubagentRunID *string
 }
 
+// Role returns RoleTool.
+func (*ToolMessage) Role() Role {
+	return RoleTool
+}
+
+// MessageID returns v.ID.
+func (v *ToolMessage) MessageID() string {
+	return v.ID
+}
+
 func (*ToolMessage) isMessage() {}
 
 // ActivityMessage is structured progress shown in the UI; not sent back to the agent.
@@ -432,6 +521,16 @@ type ActivityMessage struct {
 	SubagentRunID *string
 }
 
+// Role returns RoleActivity.
+func (*ActivityMessage) Role() Role {
+	return RoleActivity
+}
+
+// MessageID returns v.ID.
+func (v *ActivityMessage) MessageID() string {
+	return v.ID
+}
+
 func (*ActivityMessage) isMessage() {}
 
 // ReasoningMessage is visible reasoning of the agent.
@@ -447,6 +546,16 @@ type ReasoningMessage struct {
 	Metadata json.RawMessage
 	// Optional: nil is absent. JSON "subagentRunId".
 	SubagentRunID *string
+}
+
+// Role returns RoleReasoning.
+func (*ReasoningMessage) Role() Role {
+	return RoleReasoning
+}
+
+// MessageID returns v.ID.
+func (v *ReasoningMessage) MessageID() string {
+	return v.ID
 }
 
 func (*ReasoningMessage) isMessage() {}
@@ -482,6 +591,11 @@ type TextPart struct {
 	Metadata json.RawMessage
 }
 
+// Type returns "text".
+func (*TextPart) Type() string {
+	return "text"
+}
+
 func (*TextPart) isContentPart() {}
 
 // ImagePart is an image part.
@@ -493,6 +607,11 @@ type ImagePart struct {
 	Source PartSource
 	// Optional: nil is absent; any JSON value except null. Lenient decoding reads a legacy null as absent. JSON "metadata".
 	Metadata json.RawMessage
+}
+
+// Type returns "image".
+func (*ImagePart) Type() string {
+	return "image"
 }
 
 func (*ImagePart) isContentPart() {}
@@ -508,6 +627,11 @@ type AudioPart struct {
 	Metadata json.RawMessage
 }
 
+// Type returns "audio".
+func (*AudioPart) Type() string {
+	return "audio"
+}
+
 func (*AudioPart) isContentPart() {}
 
 // VideoPart is a video part.
@@ -519,6 +643,11 @@ type VideoPart struct {
 	Source PartSource
 	// Optional: nil is absent; any JSON value except null. Lenient decoding reads a legacy null as absent. JSON "metadata".
 	Metadata json.RawMessage
+}
+
+// Type returns "video".
+func (*VideoPart) Type() string {
+	return "video"
 }
 
 func (*VideoPart) isContentPart() {}
@@ -534,6 +663,11 @@ type DocumentPart struct {
 	Metadata json.RawMessage
 }
 
+// Type returns "document".
+func (*DocumentPart) Type() string {
+	return "document"
+}
+
 func (*DocumentPart) isContentPart() {}
 
 // DataSource is bytes inline, base64-encoded.
@@ -543,6 +677,11 @@ type DataSource struct {
 	Value string
 	// JSON "mimeType".
 	MimeType string
+}
+
+// Type returns "data".
+func (*DataSource) Type() string {
+	return "data"
 }
 
 func (*DataSource) isPartSource() {}
@@ -556,6 +695,11 @@ type URLSource struct {
 	MimeType *string
 }
 
+// Type returns "url".
+func (*URLSource) Type() string {
+	return "url"
+}
+
 func (*URLSource) isPartSource() {}
 
 // FileSource is a provider-side file handle; never fetched or parsed.
@@ -567,6 +711,11 @@ type FileSource struct {
 	Provider *string
 	// Optional: nil is absent. JSON "mimeType".
 	MimeType *string
+}
+
+// Type returns "file".
+func (*FileSource) Type() string {
+	return "file"
 }
 
 func (*FileSource) isPartSource() {}
@@ -804,6 +953,11 @@ type AddOperation struct {
 	Extra []RawMember
 }
 
+// Op returns "add".
+func (*AddOperation) Op() string {
+	return "add"
+}
+
 func (*AddOperation) isJSONPatchOperation() {}
 
 // RemoveOperation removes a value.
@@ -813,6 +967,11 @@ type RemoveOperation struct {
 	Path string
 	// Extra holds members the schema does not define, in input order; they are kept and re-encoded.
 	Extra []RawMember
+}
+
+// Op returns "remove".
+func (*RemoveOperation) Op() string {
+	return "remove"
 }
 
 func (*RemoveOperation) isJSONPatchOperation() {}
@@ -828,6 +987,11 @@ type ReplaceOperation struct {
 	Extra []RawMember
 }
 
+// Op returns "replace".
+func (*ReplaceOperation) Op() string {
+	return "replace"
+}
+
 func (*ReplaceOperation) isJSONPatchOperation() {}
 
 // MoveOperation moves a value.
@@ -839,6 +1003,11 @@ type MoveOperation struct {
 	Path string
 	// Extra holds members the schema does not define, in input order; they are kept and re-encoded.
 	Extra []RawMember
+}
+
+// Op returns "move".
+func (*MoveOperation) Op() string {
+	return "move"
 }
 
 func (*MoveOperation) isJSONPatchOperation() {}
@@ -854,6 +1023,11 @@ type CopyOperation struct {
 	Extra []RawMember
 }
 
+// Op returns "copy".
+func (*CopyOperation) Op() string {
+	return "copy"
+}
+
 func (*CopyOperation) isJSONPatchOperation() {}
 
 // TestOperation checks a value.
@@ -865,6 +1039,11 @@ type TestOperation struct {
 	Value json.RawMessage
 	// Extra holds members the schema does not define, in input order; they are kept and re-encoded.
 	Extra []RawMember
+}
+
+// Op returns "test".
+func (*TestOperation) Op() string {
+	return "test"
 }
 
 func (*TestOperation) isJSONPatchOperation() {}

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	. "github.com/dave/jennifer/jen"
@@ -305,11 +306,16 @@ func (e *emitter) emitTypes(f *File) {
 		}
 		f.Comment("")
 		f.Comment("//agui:sealed")
-		f.Type().Id(u.GoName).Interface(
-			Comment("AppendJSON appends the value's compact JSON encoding to dst."),
-			Id("AppendJSON").Params(Id("dst").Index().Byte()).Params(Index().Byte(), Error()),
-			Id(marker(u)).Params(),
-		)
+		acc := e.accessors(u)
+		f.Type().Id(u.GoName).InterfaceFunc(func(g *Group) {
+			for _, a := range acc {
+				g.Comment(a.doc)
+				g.Id(a.name).Params().Add(a.typ)
+			}
+			g.Comment("AppendJSON appends the value's compact JSON encoding to dst.")
+			g.Id("AppendJSON").Params(Id("dst").Index().Byte()).Params(Index().Byte(), Error())
+			g.Id(marker(u)).Params()
+		})
 		f.Var().DefsFunc(func(g *Group) {
 			for _, v := range u.Variants {
 				g.Id("_").Id(u.GoName).Op("=").Parens(Op("*").Id(v.GoName)).Parens(Nil())
@@ -330,9 +336,117 @@ func (e *emitter) emitTypes(f *File) {
 		}
 		f.Type().Id(s.GoName).Struct(e.structFields(s)...)
 		for _, u := range s.Unions {
+			for _, a := range e.accessors(u) {
+				f.Comment(fmt.Sprintf("%s returns %s.", a.name, a.value(s)))
+				recv := Id("v").Op("*").Id(s.GoName)
+				if !a.usesV {
+					recv = Op("*").Id(s.GoName)
+				}
+				f.Func().Params(recv).Id(a.name).Params().Add(a.typ).Block(Return(a.body(s)))
+				f.Line()
+			}
 			f.Func().Params(Op("*").Id(s.GoName)).Id(marker(u)).Params().Block()
 		}
 	}
 }
 
 func marker(u *UnionDef) string { return "is" + u.GoName }
+
+// accessor is a method every variant of a union implements, so a consumer
+// can read what all variants share without a type switch.
+type accessor struct {
+	name  string
+	doc   string
+	typ   Code
+	value func(v *StructDef) string // the doc of one variant's method
+	body  func(v *StructDef) Code   // the returned expression
+	usesV bool                      // the body reads the receiver
+}
+
+// accessors lists a union's shared accessors: the discriminator (typed by the
+// enum whose values are exactly the variants' constants, when the schema has
+// one) and, when every variant requires a string "id", that id. The id method
+// carries the union's name because Go forbids a method named like a field.
+func (e *emitter) accessors(u *UnionDef) []accessor {
+	disc := goFieldName(u.Disc)
+	var typ Code = String()
+	en := e.discEnum(u)
+	if en != nil {
+		typ = Id(en.GoName)
+	}
+	out := []accessor{{
+		name: disc,
+		doc:  fmt.Sprintf("%s returns the variant's %q member, which tells the variants apart.", disc, u.Disc),
+		typ:  typ,
+		value: func(v *StructDef) string {
+			if en != nil {
+				return enumConst(en, v.Disc.Const)
+			}
+			return strconv.Quote(v.Disc.Const)
+		},
+		body: func(v *StructDef) Code {
+			if en != nil {
+				return Id(enumConst(en, v.Disc.Const))
+			}
+			return Lit(v.Disc.Const)
+		},
+	}}
+	if allRequireID(u) {
+		name := u.GoName + "ID"
+		out = append(out, accessor{
+			name:  name,
+			doc:   fmt.Sprintf("%s returns the variant's \"id\" member.", name),
+			typ:   String(),
+			value: func(*StructDef) string { return "v.ID" },
+			body:  func(*StructDef) Code { return Id("v").Dot("ID") },
+			usesV: true,
+		})
+	}
+	return out
+}
+
+// discEnum finds the defined enum whose values are exactly the constants of
+// u's variants, in any order; nil when there is none.
+func (e *emitter) discEnum(u *UnionDef) *Enum {
+	want := map[string]bool{}
+	for _, v := range u.Variants {
+		want[v.Disc.Const] = true
+	}
+	for _, en := range e.m.Enums {
+		if en == e.m.EventType || len(en.Values) != len(want) {
+			continue
+		}
+		ok := true
+		for _, v := range en.Values {
+			ok = ok && want[v.Wire]
+		}
+		if ok {
+			return en
+		}
+	}
+	return nil
+}
+
+func enumConst(en *Enum, wire string) string {
+	for _, v := range en.Values {
+		if v.Wire == wire {
+			return v.GoName
+		}
+	}
+	panic("no enum value " + wire)
+}
+
+func allRequireID(u *UnionDef) bool {
+	for _, v := range u.Variants {
+		found := false
+		for _, f := range v.Fields {
+			if f.JSON == "id" && f.Required && f.Type.Kind == KindString && !f.IsConst {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,76 @@
+package agui
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/agui-go/sdk/internal/generator"
+)
+
+// TestUnionAccessors checks, for every schema sample that decodes to a union
+// variant, that the accessors every variant shares report what the wire
+// says, so consumers can rely on them instead of a type switch.
+func TestUnionAccessors(t *testing.T) {
+	m, err := generator.Load("../schema/events.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := map[string]int{}
+	for _, def := range generator.Definitions(m) {
+		sample, err := generator.Sample(m, def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := decodeDefinition(def, newDecoder(sample, false))
+		if err != nil {
+			t.Fatalf("%s: %v", def, err)
+		}
+		var wire map[string]any
+		if err := json.Unmarshal(sample, &wire); err != nil {
+			t.Fatal(err)
+		}
+		check := func(union, member string, got any) {
+			t.Helper()
+			checked[union]++
+			if want := wire[member]; got != want {
+				t.Errorf("%s as %s: accessor for %q = %v, want %v", def, union, member, got, want)
+			}
+		}
+		switch v := v.(type) {
+		case Message:
+			check("Message", "role", string(v.Role()))
+			check("Message", "id", v.MessageID())
+		case ContentPart:
+			check("ContentPart", "type", v.Type())
+		case PartSource:
+			check("PartSource", "type", v.Type())
+		case RunFinishedOutcome:
+			check("RunFinishedOutcome", "type", v.Type())
+		case SubagentFinishedOutcome:
+			check("SubagentFinishedOutcome", "type", v.Type())
+		case JSONPatchOperation:
+			check("JSONPatchOperation", "op", v.Op())
+		}
+	}
+	for _, u := range []string{"Message", "ContentPart", "PartSource", "RunFinishedOutcome", "SubagentFinishedOutcome", "JSONPatchOperation"} {
+		if checked[u] == 0 {
+			t.Errorf("no sample of %s was checked", u)
+		}
+	}
+}
+
+// ExampleMessage shows reading what every message shares without a type
+// switch.
+func ExampleMessage() {
+	msgs := []Message{
+		&UserMessage{ID: "u1", Content: TextContent("hi")},
+		&AssistantMessage{ID: "a1", Content: new("hello")},
+	}
+	for _, m := range msgs {
+		fmt.Println(m.MessageID(), m.Role())
+	}
+	// Output:
+	// u1 user
+	// a1 assistant
+}
