@@ -230,3 +230,11 @@ func (d *decoder) optRaw(dst *json.RawMessage, object, tolerated bool) error {
 	}
 	return err
 }
+
+// marshalEnum is the body of the enums' MarshalJSON.
+func marshalEnum(typ, v string, valid bool) ([]byte, error) {
+	if !valid {
+		return nil, &EncodeError{Type: typ, Err: errEnum(v)}
+	}
+	return appendString(nil, v), nil
+}

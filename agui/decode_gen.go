@@ -4712,530 +4712,481 @@ func decodeSubagentInfoList(d *decoder) ([]SubagentInfo, error) {
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
+func (v *TextMessageStart) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *TextMessageContent) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *TextMessageEnd) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *TextMessageChunk) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ToolCallStart) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ToolCallArgs) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ToolCallEnd) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ToolCallChunk) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ToolCallResult) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *StateSnapshot) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *StateDelta) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *MessagesSnapshot) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ActivitySnapshot) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ActivityDelta) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *Raw) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *Custom) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *RunStarted) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *RunFinished) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *RunError) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *StepStarted) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *StepFinished) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ReasoningStart) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ReasoningMessageStart) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ReasoningMessageContent) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ReasoningMessageEnd) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ReasoningMessageChunk) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ReasoningEnd) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *ReasoningEncryptedValue) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *SubagentStarted) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *SubagentFinished) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
+func (v *SubagentError) UnmarshalJSON(data []byte) error {
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
+// what the schema rejects with a *DecodeError naming the JSON path.
 func (v *RunFinishedSuccessOutcome) UnmarshalJSON(data []byte) error {
-	*v = RunFinishedSuccessOutcome{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *RunFinishedInterruptOutcome) UnmarshalJSON(data []byte) error {
-	*v = RunFinishedInterruptOutcome{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *RunFinishedCancelledOutcome) UnmarshalJSON(data []byte) error {
-	*v = RunFinishedCancelledOutcome{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *SubagentFinishedSuccessOutcome) UnmarshalJSON(data []byte) error {
-	*v = SubagentFinishedSuccessOutcome{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *SubagentFinishedSuspendedOutcome) UnmarshalJSON(data []byte) error {
-	*v = SubagentFinishedSuspendedOutcome{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *Interrupt) UnmarshalJSON(data []byte) error {
-	*v = Interrupt{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ResumeEntry) UnmarshalJSON(data []byte) error {
-	*v = ResumeEntry{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *TokenUsage) UnmarshalJSON(data []byte) error {
-	*v = TokenUsage{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *DeveloperMessage) UnmarshalJSON(data []byte) error {
-	*v = DeveloperMessage{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *SystemMessage) UnmarshalJSON(data []byte) error {
-	*v = SystemMessage{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *AssistantMessage) UnmarshalJSON(data []byte) error {
-	*v = AssistantMessage{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *UserMessage) UnmarshalJSON(data []byte) error {
-	*v = UserMessage{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ToolMessage) UnmarshalJSON(data []byte) error {
-	*v = ToolMessage{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ActivityMessage) UnmarshalJSON(data []byte) error {
-	*v = ActivityMessage{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ReasoningMessage) UnmarshalJSON(data []byte) error {
-	*v = ReasoningMessage{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ToolCall) UnmarshalJSON(data []byte) error {
-	*v = ToolCall{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *FunctionCall) UnmarshalJSON(data []byte) error {
-	*v = FunctionCall{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *TextPart) UnmarshalJSON(data []byte) error {
-	*v = TextPart{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ImagePart) UnmarshalJSON(data []byte) error {
-	*v = ImagePart{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *AudioPart) UnmarshalJSON(data []byte) error {
-	*v = AudioPart{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *VideoPart) UnmarshalJSON(data []byte) error {
-	*v = VideoPart{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *DocumentPart) UnmarshalJSON(data []byte) error {
-	*v = DocumentPart{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *DataSource) UnmarshalJSON(data []byte) error {
-	*v = DataSource{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *URLSource) UnmarshalJSON(data []byte) error {
-	*v = URLSource{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *FileSource) UnmarshalJSON(data []byte) error {
-	*v = FileSource{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *Context) UnmarshalJSON(data []byte) error {
-	*v = Context{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *Tool) UnmarshalJSON(data []byte) error {
-	*v = Tool{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *RunAgentInput) UnmarshalJSON(data []byte) error {
-	*v = RunAgentInput{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *SubagentInfo) UnmarshalJSON(data []byte) error {
-	*v = SubagentInfo{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *IdentityCapabilities) UnmarshalJSON(data []byte) error {
-	*v = IdentityCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *TransportCapabilities) UnmarshalJSON(data []byte) error {
-	*v = TransportCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ToolsCapabilities) UnmarshalJSON(data []byte) error {
-	*v = ToolsCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *OutputCapabilities) UnmarshalJSON(data []byte) error {
-	*v = OutputCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *StateCapabilities) UnmarshalJSON(data []byte) error {
-	*v = StateCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *MultiAgentCapabilities) UnmarshalJSON(data []byte) error {
-	*v = MultiAgentCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ReasoningCapabilities) UnmarshalJSON(data []byte) error {
-	*v = ReasoningCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *MultimodalInputCapabilities) UnmarshalJSON(data []byte) error {
-	*v = MultimodalInputCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *MultimodalOutputCapabilities) UnmarshalJSON(data []byte) error {
-	*v = MultimodalOutputCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *MultimodalCapabilities) UnmarshalJSON(data []byte) error {
-	*v = MultimodalCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ExecutionCapabilities) UnmarshalJSON(data []byte) error {
-	*v = ExecutionCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *HumanInTheLoopCapabilities) UnmarshalJSON(data []byte) error {
-	*v = HumanInTheLoopCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
-	*v = AgentCapabilities{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *AddOperation) UnmarshalJSON(data []byte) error {
-	*v = AddOperation{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *RemoveOperation) UnmarshalJSON(data []byte) error {
-	*v = RemoveOperation{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *ReplaceOperation) UnmarshalJSON(data []byte) error {
-	*v = ReplaceOperation{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *MoveOperation) UnmarshalJSON(data []byte) error {
-	*v = MoveOperation{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *CopyOperation) UnmarshalJSON(data []byte) error {
-	*v = CopyOperation{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
 // what the schema rejects with a *DecodeError naming the JSON path.
 func (v *TestOperation) UnmarshalJSON(data []byte) error {
-	*v = TestOperation{}
-	d := newDecoder(data, false)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
+	return unmarshalStruct(data, v)
+}
+
+// UnmarshalJSON decodes a JSON array strictly into v, replacing its contents.
+func (v *JSONPatch) UnmarshalJSON(data []byte) error {
+	return unmarshalList(data, (*[]JSONPatchOperation)(v), decodeJSONPatchOperationList)
 }
 
 // decodeDefinition decodes one value of the named schema definition.

@@ -34,6 +34,17 @@
 // optionals are omitted, never written as null; raw JSON members
 // (json.RawMessage) keep their bytes, with insignificant whitespace removed so
 // that every event fits on one SSE data line.
+//
+// # encoding/json
+//
+// Every generated type also works with encoding/json, and gives the same
+// result as the codec: MarshalJSON has a value receiver, so values, pointers
+// and non-addressable values (a map entry, a dereferenced event) all encode
+// through AppendJSON; UnmarshalJSON decodes strictly; enums refuse values the
+// protocol does not define in both directions. The one difference is
+// json.Marshal's own HTML escaping of <, > and & (and U+2028, U+2029), which
+// a json.Encoder with SetEscapeHTML(false) leaves out. A union interface
+// cannot be a json.Unmarshal target; decode the struct that holds it.
 package agui
 
 //go:generate go run ../gen -schema ../schema/events.json -root ..

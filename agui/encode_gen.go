@@ -2347,396 +2347,401 @@ func appendSubagentInfoList(dst []byte, list []SubagentInfo) ([]byte, error) {
 }
 
 // MarshalJSON encodes v like AppendJSON, so TextMessageStart works with encoding/json.
-func (v *TextMessageStart) MarshalJSON() ([]byte, error) {
+func (v TextMessageStart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so TextMessageContent works with encoding/json.
-func (v *TextMessageContent) MarshalJSON() ([]byte, error) {
+func (v TextMessageContent) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so TextMessageEnd works with encoding/json.
-func (v *TextMessageEnd) MarshalJSON() ([]byte, error) {
+func (v TextMessageEnd) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so TextMessageChunk works with encoding/json.
-func (v *TextMessageChunk) MarshalJSON() ([]byte, error) {
+func (v TextMessageChunk) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ToolCallStart works with encoding/json.
-func (v *ToolCallStart) MarshalJSON() ([]byte, error) {
+func (v ToolCallStart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ToolCallArgs works with encoding/json.
-func (v *ToolCallArgs) MarshalJSON() ([]byte, error) {
+func (v ToolCallArgs) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ToolCallEnd works with encoding/json.
-func (v *ToolCallEnd) MarshalJSON() ([]byte, error) {
+func (v ToolCallEnd) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ToolCallChunk works with encoding/json.
-func (v *ToolCallChunk) MarshalJSON() ([]byte, error) {
+func (v ToolCallChunk) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ToolCallResult works with encoding/json.
-func (v *ToolCallResult) MarshalJSON() ([]byte, error) {
+func (v ToolCallResult) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so StateSnapshot works with encoding/json.
-func (v *StateSnapshot) MarshalJSON() ([]byte, error) {
+func (v StateSnapshot) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so StateDelta works with encoding/json.
-func (v *StateDelta) MarshalJSON() ([]byte, error) {
+func (v StateDelta) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so MessagesSnapshot works with encoding/json.
-func (v *MessagesSnapshot) MarshalJSON() ([]byte, error) {
+func (v MessagesSnapshot) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ActivitySnapshot works with encoding/json.
-func (v *ActivitySnapshot) MarshalJSON() ([]byte, error) {
+func (v ActivitySnapshot) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ActivityDelta works with encoding/json.
-func (v *ActivityDelta) MarshalJSON() ([]byte, error) {
+func (v ActivityDelta) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so Raw works with encoding/json.
-func (v *Raw) MarshalJSON() ([]byte, error) {
+func (v Raw) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so Custom works with encoding/json.
-func (v *Custom) MarshalJSON() ([]byte, error) {
+func (v Custom) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so RunStarted works with encoding/json.
-func (v *RunStarted) MarshalJSON() ([]byte, error) {
+func (v RunStarted) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so RunFinished works with encoding/json.
-func (v *RunFinished) MarshalJSON() ([]byte, error) {
+func (v RunFinished) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so RunError works with encoding/json.
-func (v *RunError) MarshalJSON() ([]byte, error) {
+func (v RunError) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so StepStarted works with encoding/json.
-func (v *StepStarted) MarshalJSON() ([]byte, error) {
+func (v StepStarted) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so StepFinished works with encoding/json.
-func (v *StepFinished) MarshalJSON() ([]byte, error) {
+func (v StepFinished) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningStart works with encoding/json.
-func (v *ReasoningStart) MarshalJSON() ([]byte, error) {
+func (v ReasoningStart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningMessageStart works with encoding/json.
-func (v *ReasoningMessageStart) MarshalJSON() ([]byte, error) {
+func (v ReasoningMessageStart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningMessageContent works with encoding/json.
-func (v *ReasoningMessageContent) MarshalJSON() ([]byte, error) {
+func (v ReasoningMessageContent) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningMessageEnd works with encoding/json.
-func (v *ReasoningMessageEnd) MarshalJSON() ([]byte, error) {
+func (v ReasoningMessageEnd) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningMessageChunk works with encoding/json.
-func (v *ReasoningMessageChunk) MarshalJSON() ([]byte, error) {
+func (v ReasoningMessageChunk) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningEnd works with encoding/json.
-func (v *ReasoningEnd) MarshalJSON() ([]byte, error) {
+func (v ReasoningEnd) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningEncryptedValue works with encoding/json.
-func (v *ReasoningEncryptedValue) MarshalJSON() ([]byte, error) {
+func (v ReasoningEncryptedValue) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so SubagentStarted works with encoding/json.
-func (v *SubagentStarted) MarshalJSON() ([]byte, error) {
+func (v SubagentStarted) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so SubagentFinished works with encoding/json.
-func (v *SubagentFinished) MarshalJSON() ([]byte, error) {
+func (v SubagentFinished) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so SubagentError works with encoding/json.
-func (v *SubagentError) MarshalJSON() ([]byte, error) {
+func (v SubagentError) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so RunFinishedSuccessOutcome works with encoding/json.
-func (v *RunFinishedSuccessOutcome) MarshalJSON() ([]byte, error) {
+func (v RunFinishedSuccessOutcome) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so RunFinishedInterruptOutcome works with encoding/json.
-func (v *RunFinishedInterruptOutcome) MarshalJSON() ([]byte, error) {
+func (v RunFinishedInterruptOutcome) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so RunFinishedCancelledOutcome works with encoding/json.
-func (v *RunFinishedCancelledOutcome) MarshalJSON() ([]byte, error) {
+func (v RunFinishedCancelledOutcome) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so SubagentFinishedSuccessOutcome works with encoding/json.
-func (v *SubagentFinishedSuccessOutcome) MarshalJSON() ([]byte, error) {
+func (v SubagentFinishedSuccessOutcome) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so SubagentFinishedSuspendedOutcome works with encoding/json.
-func (v *SubagentFinishedSuspendedOutcome) MarshalJSON() ([]byte, error) {
+func (v SubagentFinishedSuspendedOutcome) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so Interrupt works with encoding/json.
-func (v *Interrupt) MarshalJSON() ([]byte, error) {
+func (v Interrupt) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ResumeEntry works with encoding/json.
-func (v *ResumeEntry) MarshalJSON() ([]byte, error) {
+func (v ResumeEntry) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so TokenUsage works with encoding/json.
-func (v *TokenUsage) MarshalJSON() ([]byte, error) {
+func (v TokenUsage) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so DeveloperMessage works with encoding/json.
-func (v *DeveloperMessage) MarshalJSON() ([]byte, error) {
+func (v DeveloperMessage) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so SystemMessage works with encoding/json.
-func (v *SystemMessage) MarshalJSON() ([]byte, error) {
+func (v SystemMessage) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so AssistantMessage works with encoding/json.
-func (v *AssistantMessage) MarshalJSON() ([]byte, error) {
+func (v AssistantMessage) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so UserMessage works with encoding/json.
-func (v *UserMessage) MarshalJSON() ([]byte, error) {
+func (v UserMessage) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ToolMessage works with encoding/json.
-func (v *ToolMessage) MarshalJSON() ([]byte, error) {
+func (v ToolMessage) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ActivityMessage works with encoding/json.
-func (v *ActivityMessage) MarshalJSON() ([]byte, error) {
+func (v ActivityMessage) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningMessage works with encoding/json.
-func (v *ReasoningMessage) MarshalJSON() ([]byte, error) {
+func (v ReasoningMessage) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ToolCall works with encoding/json.
-func (v *ToolCall) MarshalJSON() ([]byte, error) {
+func (v ToolCall) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so FunctionCall works with encoding/json.
-func (v *FunctionCall) MarshalJSON() ([]byte, error) {
+func (v FunctionCall) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so TextPart works with encoding/json.
-func (v *TextPart) MarshalJSON() ([]byte, error) {
+func (v TextPart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ImagePart works with encoding/json.
-func (v *ImagePart) MarshalJSON() ([]byte, error) {
+func (v ImagePart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so AudioPart works with encoding/json.
-func (v *AudioPart) MarshalJSON() ([]byte, error) {
+func (v AudioPart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so VideoPart works with encoding/json.
-func (v *VideoPart) MarshalJSON() ([]byte, error) {
+func (v VideoPart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so DocumentPart works with encoding/json.
-func (v *DocumentPart) MarshalJSON() ([]byte, error) {
+func (v DocumentPart) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so DataSource works with encoding/json.
-func (v *DataSource) MarshalJSON() ([]byte, error) {
+func (v DataSource) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so URLSource works with encoding/json.
-func (v *URLSource) MarshalJSON() ([]byte, error) {
+func (v URLSource) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so FileSource works with encoding/json.
-func (v *FileSource) MarshalJSON() ([]byte, error) {
+func (v FileSource) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so Context works with encoding/json.
-func (v *Context) MarshalJSON() ([]byte, error) {
+func (v Context) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so Tool works with encoding/json.
-func (v *Tool) MarshalJSON() ([]byte, error) {
+func (v Tool) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so RunAgentInput works with encoding/json.
-func (v *RunAgentInput) MarshalJSON() ([]byte, error) {
+func (v RunAgentInput) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so SubagentInfo works with encoding/json.
-func (v *SubagentInfo) MarshalJSON() ([]byte, error) {
+func (v SubagentInfo) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so IdentityCapabilities works with encoding/json.
-func (v *IdentityCapabilities) MarshalJSON() ([]byte, error) {
+func (v IdentityCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so TransportCapabilities works with encoding/json.
-func (v *TransportCapabilities) MarshalJSON() ([]byte, error) {
+func (v TransportCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ToolsCapabilities works with encoding/json.
-func (v *ToolsCapabilities) MarshalJSON() ([]byte, error) {
+func (v ToolsCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so OutputCapabilities works with encoding/json.
-func (v *OutputCapabilities) MarshalJSON() ([]byte, error) {
+func (v OutputCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so StateCapabilities works with encoding/json.
-func (v *StateCapabilities) MarshalJSON() ([]byte, error) {
+func (v StateCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so MultiAgentCapabilities works with encoding/json.
-func (v *MultiAgentCapabilities) MarshalJSON() ([]byte, error) {
+func (v MultiAgentCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReasoningCapabilities works with encoding/json.
-func (v *ReasoningCapabilities) MarshalJSON() ([]byte, error) {
+func (v ReasoningCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so MultimodalInputCapabilities works with encoding/json.
-func (v *MultimodalInputCapabilities) MarshalJSON() ([]byte, error) {
+func (v MultimodalInputCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so MultimodalOutputCapabilities works with encoding/json.
-func (v *MultimodalOutputCapabilities) MarshalJSON() ([]byte, error) {
+func (v MultimodalOutputCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so MultimodalCapabilities works with encoding/json.
-func (v *MultimodalCapabilities) MarshalJSON() ([]byte, error) {
+func (v MultimodalCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ExecutionCapabilities works with encoding/json.
-func (v *ExecutionCapabilities) MarshalJSON() ([]byte, error) {
+func (v ExecutionCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so HumanInTheLoopCapabilities works with encoding/json.
-func (v *HumanInTheLoopCapabilities) MarshalJSON() ([]byte, error) {
+func (v HumanInTheLoopCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so AgentCapabilities works with encoding/json.
-func (v *AgentCapabilities) MarshalJSON() ([]byte, error) {
+func (v AgentCapabilities) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so AddOperation works with encoding/json.
-func (v *AddOperation) MarshalJSON() ([]byte, error) {
+func (v AddOperation) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so RemoveOperation works with encoding/json.
-func (v *RemoveOperation) MarshalJSON() ([]byte, error) {
+func (v RemoveOperation) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so ReplaceOperation works with encoding/json.
-func (v *ReplaceOperation) MarshalJSON() ([]byte, error) {
+func (v ReplaceOperation) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so MoveOperation works with encoding/json.
-func (v *MoveOperation) MarshalJSON() ([]byte, error) {
+func (v MoveOperation) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so CopyOperation works with encoding/json.
-func (v *CopyOperation) MarshalJSON() ([]byte, error) {
+func (v CopyOperation) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
 }
 
 // MarshalJSON encodes v like AppendJSON, so TestOperation works with encoding/json.
-func (v *TestOperation) MarshalJSON() ([]byte, error) {
+func (v TestOperation) MarshalJSON() ([]byte, error) {
 	return v.AppendJSON(nil)
+}
+
+// MarshalJSON encodes v as a JSON array, so JSONPatch works with encoding/json.
+func (v JSONPatch) MarshalJSON() ([]byte, error) {
+	return appendJSONPatchOperationList(nil, v)
 }

@@ -58,6 +58,22 @@ func (v EventType) Valid() bool {
 	return false
 }
 
+// MarshalJSON writes v as a JSON string; like the codec, it refuses a value the protocol does not define.
+func (v EventType) MarshalJSON() ([]byte, error) {
+	return marshalEnum("EventType", string(v), v.Valid())
+}
+
+// UnmarshalJSON reads a JSON string that must be one of the defined values, as strict decoding does.
+func (v *EventType) UnmarshalJSON(data []byte) error {
+	s, err := unmarshalEnum(data, "\"TEXT_MESSAGE_START\", \"TEXT_MESSAGE_CONTENT\", \"TEXT_MESSAGE_END\", \"TEXT_MESSAGE_CHUNK\", \"TOOL_CALL_START\", \"TOOL_CALL_ARGS\", \"TOOL_CALL_END\", \"TOOL_CALL_CHUNK\", \"TOOL_CALL_RESULT\", \"STATE_SNAPSHOT\", \"STATE_DELTA\", \"MESSAGES_SNAPSHOT\", \"ACTIVITY_SNAPSHOT\", \"ACTIVITY_DELTA\", \"RAW\", \"CUSTOM\", \"RUN_STARTED\", \"RUN_FINISHED\", \"RUN_ERROR\", \"STEP_STARTED\", \"STEP_FINISHED\", \"REASONING_START\", \"REASONING_MESSAGE_START\", \"REASONING_MESSAGE_CONTENT\", \"REASONING_MESSAGE_END\", \"REASONING_MESSAGE_CHUNK\", \"REASONING_END\", \"REASONING_ENCRYPTED_VALUE\", \"SUBAGENT_STARTED\", \"SUBAGENT_FINISHED\", \"SUBAGENT_ERROR\"", func(s string) bool {
+		return EventType(s).Valid()
+	})
+	if err == nil {
+		*v = EventType(s)
+	}
+	return err
+}
+
 // Event is one AG-UI event. The type member says which; every member of this union is part of the protocol and must be understood by a consumer.
 //
 // The set is closed: only this package implements Event, and the exhaustive

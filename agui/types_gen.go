@@ -26,6 +26,22 @@ func (v TextMessageRole) Valid() bool {
 	return false
 }
 
+// MarshalJSON writes v as a JSON string; like the codec, it refuses a value the protocol does not define.
+func (v TextMessageRole) MarshalJSON() ([]byte, error) {
+	return marshalEnum("TextMessageRole", string(v), v.Valid())
+}
+
+// UnmarshalJSON reads a JSON string that must be one of the defined values, as strict decoding does.
+func (v *TextMessageRole) UnmarshalJSON(data []byte) error {
+	s, err := unmarshalEnum(data, "\"developer\", \"system\", \"assistant\", \"user\"", func(s string) bool {
+		return TextMessageRole(s).Valid()
+	})
+	if err == nil {
+		*v = TextMessageRole(s)
+	}
+	return err
+}
+
 // Role is every message role.
 //
 //agui:enum
@@ -50,6 +66,22 @@ func (v Role) Valid() bool {
 	return false
 }
 
+// MarshalJSON writes v as a JSON string; like the codec, it refuses a value the protocol does not define.
+func (v Role) MarshalJSON() ([]byte, error) {
+	return marshalEnum("Role", string(v), v.Valid())
+}
+
+// UnmarshalJSON reads a JSON string that must be one of the defined values, as strict decoding does.
+func (v *Role) UnmarshalJSON(data []byte) error {
+	s, err := unmarshalEnum(data, "\"developer\", \"system\", \"assistant\", \"user\", \"tool\", \"activity\", \"reasoning\"", func(s string) bool {
+		return Role(s).Valid()
+	})
+	if err == nil {
+		*v = Role(s)
+	}
+	return err
+}
+
 // ReasoningEncryptedValueSubtype is what kind of entity an encrypted value belongs to.
 //
 //agui:enum
@@ -69,6 +101,22 @@ func (v ReasoningEncryptedValueSubtype) Valid() bool {
 	return false
 }
 
+// MarshalJSON writes v as a JSON string; like the codec, it refuses a value the protocol does not define.
+func (v ReasoningEncryptedValueSubtype) MarshalJSON() ([]byte, error) {
+	return marshalEnum("ReasoningEncryptedValueSubtype", string(v), v.Valid())
+}
+
+// UnmarshalJSON reads a JSON string that must be one of the defined values, as strict decoding does.
+func (v *ReasoningEncryptedValueSubtype) UnmarshalJSON(data []byte) error {
+	s, err := unmarshalEnum(data, "\"tool-call\", \"message\"", func(s string) bool {
+		return ReasoningEncryptedValueSubtype(s).Valid()
+	})
+	if err == nil {
+		*v = ReasoningEncryptedValueSubtype(s)
+	}
+	return err
+}
+
 // ResumeStatus is generated from the schema.
 //
 //agui:enum
@@ -86,6 +134,22 @@ func (v ResumeStatus) Valid() bool {
 		return true
 	}
 	return false
+}
+
+// MarshalJSON writes v as a JSON string; like the codec, it refuses a value the protocol does not define.
+func (v ResumeStatus) MarshalJSON() ([]byte, error) {
+	return marshalEnum("ResumeStatus", string(v), v.Valid())
+}
+
+// UnmarshalJSON reads a JSON string that must be one of the defined values, as strict decoding does.
+func (v *ResumeStatus) UnmarshalJSON(data []byte) error {
+	s, err := unmarshalEnum(data, "\"resolved\", \"cancelled\"", func(s string) bool {
+		return ResumeStatus(s).Valid()
+	})
+	if err == nil {
+		*v = ResumeStatus(s)
+	}
+	return err
 }
 
 // RunFinishedOutcome is how a run ended. An absent outcome means success.

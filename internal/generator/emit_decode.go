@@ -20,16 +20,16 @@ func (e *emitter) emitDecode(f *File) {
 		e.emitDecodeList(f, t)
 	}
 	for _, s := range m.Structs {
-		if s.Event != nil {
-			continue
-		}
-		f.Comment(fmt.Sprintf("UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects"))
+		f.Comment("UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects")
 		f.Comment("what the schema rejects with a *DecodeError naming the JSON path.")
 		f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
-			Op("*").Id("v").Op("=").Id(s.GoName).Values(),
-			Id("d").Op(":=").Id("newDecoder").Call(Id("data"), False()),
-			If(Err().Op(":=").Id("v").Dot("decodeJSON").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Err())),
-			Return(Id("d").Dot("end").Call()),
+			Return(Id("unmarshalStruct").Call(Id("data"), Id("v"))),
+		)
+	}
+	for _, a := range m.Arrays {
+		f.Comment("UnmarshalJSON decodes a JSON array strictly into v, replacing its contents.")
+		f.Func().Params(Id("v").Op("*").Id(a.GoName)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
+			Return(Id("unmarshalList").Call(Id("data"), Parens(Op("*").Index().Add(typeCode(a.Elem))).Call(Id("v")), Id("decode"+listName(a.Elem)+"List"))),
 		)
 	}
 	// A lookup by definition name, for fixtures addressed by $anchor.

@@ -101,10 +101,19 @@ func (e *emitter) emitEncode(f *File) {
 	for _, t := range e.lists() {
 		e.emitAppendList(f, t)
 	}
+	// encoding/json finds a value receiver's MarshalJSON on values, pointers
+	// and non-addressable values (map entries, dereferenced events) alike; a
+	// pointer receiver would leave the latter to reflection and Go names.
 	for _, s := range e.m.Structs {
 		f.Comment(fmt.Sprintf("MarshalJSON encodes v like AppendJSON, so %s works with encoding/json.", s.GoName))
-		f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
+		f.Func().Params(Id("v").Id(s.GoName)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
 			Return(Id("v").Dot("AppendJSON").Call(Nil())),
+		)
+	}
+	for _, a := range e.m.Arrays {
+		f.Comment(fmt.Sprintf("MarshalJSON encodes v as a JSON array, so %s works with encoding/json.", a.GoName))
+		f.Func().Params(Id("v").Id(a.GoName)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
+			Return(Id("append"+listName(a.Elem)+"List").Call(Nil(), Id("v"))),
 		)
 	}
 }

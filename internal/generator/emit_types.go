@@ -275,6 +275,20 @@ func (e *emitter) emitValid(f *File, en *Enum) {
 		),
 		Return(False()),
 	)
+	var q []string
+	for _, v := range en.Values {
+		q = append(q, strconv.Quote(v.Wire))
+	}
+	f.Comment("MarshalJSON writes v as a JSON string; like the codec, it refuses a value the protocol does not define.")
+	f.Func().Params(Id("v").Id(en.GoName)).Id("MarshalJSON").Params().Params(Index().Byte(), Error()).Block(
+		Return(Id("marshalEnum").Call(Lit(en.GoName), String().Call(Id("v")), Id("v").Dot("Valid").Call())),
+	)
+	f.Comment("UnmarshalJSON reads a JSON string that must be one of the defined values, as strict decoding does.")
+	f.Func().Params(Id("v").Op("*").Id(en.GoName)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
+		List(Id("s"), Err()).Op(":=").Id("unmarshalEnum").Call(Id("data"), Lit(strings.Join(q, ", ")), Func().Params(Id("s").String()).Bool().Block(Return(Id(en.GoName).Call(Id("s")).Dot("Valid").Call()))),
+		If(Err().Op("==").Nil()).Block(Op("*").Id("v").Op("=").Id(en.GoName).Call(Id("s"))),
+		Return(Err()),
+	)
 }
 
 func (e *emitter) emitTypes(f *File) {
