@@ -8,7 +8,8 @@ import "strconv"
 // decodeJSON reads one TextMessageStartEvent object at the cursor.
 func (v *TextMessageStart) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -54,6 +55,10 @@ func (v *TextMessageStart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -70,7 +75,8 @@ func (v *TextMessageStart) decodeJSON(d *decoder) error {
 // decodeJSON reads one TextMessageContentEvent object at the cursor.
 func (v *TextMessageContent) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -104,6 +110,10 @@ func (v *TextMessageContent) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -123,7 +133,8 @@ func (v *TextMessageContent) decodeJSON(d *decoder) error {
 // decodeJSON reads one TextMessageEndEvent object at the cursor.
 func (v *TextMessageEnd) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -154,6 +165,10 @@ func (v *TextMessageEnd) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -170,7 +185,8 @@ func (v *TextMessageEnd) decodeJSON(d *decoder) error {
 // decodeJSON reads one TextMessageChunkEvent object at the cursor.
 func (v *TextMessageChunk) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -217,6 +233,10 @@ func (v *TextMessageChunk) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -230,7 +250,8 @@ func (v *TextMessageChunk) decodeJSON(d *decoder) error {
 // decodeJSON reads one ToolCallStartEvent object at the cursor.
 func (v *ToolCallStart) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -266,6 +287,10 @@ func (v *ToolCallStart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -285,7 +310,8 @@ func (v *ToolCallStart) decodeJSON(d *decoder) error {
 // decodeJSON reads one ToolCallArgsEvent object at the cursor.
 func (v *ToolCallArgs) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -319,6 +345,10 @@ func (v *ToolCallArgs) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -338,7 +368,8 @@ func (v *ToolCallArgs) decodeJSON(d *decoder) error {
 // decodeJSON reads one ToolCallEndEvent object at the cursor.
 func (v *ToolCallEnd) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -369,6 +400,10 @@ func (v *ToolCallEnd) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -385,7 +420,8 @@ func (v *ToolCallEnd) decodeJSON(d *decoder) error {
 // decodeJSON reads one ToolCallChunkEvent object at the cursor.
 func (v *ToolCallChunk) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -421,6 +457,10 @@ func (v *ToolCallChunk) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -434,7 +474,8 @@ func (v *ToolCallChunk) decodeJSON(d *decoder) error {
 // decodeJSON reads one ToolCallResultEvent object at the cursor.
 func (v *ToolCallResult) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -476,6 +517,10 @@ func (v *ToolCallResult) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -498,7 +543,8 @@ func (v *ToolCallResult) decodeJSON(d *decoder) error {
 // decodeJSON reads one StateSnapshotEvent object at the cursor.
 func (v *StateSnapshot) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -529,6 +575,10 @@ func (v *StateSnapshot) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -545,7 +595,8 @@ func (v *StateSnapshot) decodeJSON(d *decoder) error {
 // decodeJSON reads one StateDeltaEvent object at the cursor.
 func (v *StateDelta) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -576,6 +627,10 @@ func (v *StateDelta) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -592,7 +647,8 @@ func (v *StateDelta) decodeJSON(d *decoder) error {
 // decodeJSON reads one MessagesSnapshotEvent object at the cursor.
 func (v *MessagesSnapshot) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -621,6 +677,10 @@ func (v *MessagesSnapshot) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -637,7 +697,8 @@ func (v *MessagesSnapshot) decodeJSON(d *decoder) error {
 // decodeJSON reads one ActivitySnapshotEvent object at the cursor.
 func (v *ActivitySnapshot) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -676,6 +737,10 @@ func (v *ActivitySnapshot) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -698,7 +763,8 @@ func (v *ActivitySnapshot) decodeJSON(d *decoder) error {
 // decodeJSON reads one ActivityDeltaEvent object at the cursor.
 func (v *ActivityDelta) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -735,6 +801,10 @@ func (v *ActivityDelta) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -757,7 +827,8 @@ func (v *ActivityDelta) decodeJSON(d *decoder) error {
 // decodeJSON reads one RawEvent object at the cursor.
 func (v *Raw) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -790,6 +861,10 @@ func (v *Raw) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -806,7 +881,8 @@ func (v *Raw) decodeJSON(d *decoder) error {
 // decodeJSON reads one CustomEvent object at the cursor.
 func (v *Custom) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -840,6 +916,10 @@ func (v *Custom) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -859,7 +939,8 @@ func (v *Custom) decodeJSON(d *decoder) error {
 // decodeJSON reads one RunStartedEvent object at the cursor.
 func (v *RunStarted) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -905,6 +986,10 @@ func (v *RunStarted) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -925,7 +1010,8 @@ func (v *RunStarted) decodeJSON(d *decoder) error {
 func (v *RunFinished) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -974,6 +1060,10 @@ func (v *RunFinished) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -996,7 +1086,8 @@ func (v *RunFinished) decodeJSON(d *decoder) error {
 // decodeJSON reads one RunErrorEvent object at the cursor.
 func (v *RunError) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1033,6 +1124,10 @@ func (v *RunError) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1049,7 +1144,8 @@ func (v *RunError) decodeJSON(d *decoder) error {
 // decodeJSON reads one StepStartedEvent object at the cursor.
 func (v *StepStarted) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1080,6 +1176,10 @@ func (v *StepStarted) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1096,7 +1196,8 @@ func (v *StepStarted) decodeJSON(d *decoder) error {
 // decodeJSON reads one StepFinishedEvent object at the cursor.
 func (v *StepFinished) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1127,6 +1228,10 @@ func (v *StepFinished) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1143,7 +1248,8 @@ func (v *StepFinished) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReasoningStartEvent object at the cursor.
 func (v *ReasoningStart) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1174,6 +1280,10 @@ func (v *ReasoningStart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1190,7 +1300,8 @@ func (v *ReasoningStart) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReasoningMessageStartEvent object at the cursor.
 func (v *ReasoningMessageStart) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1224,6 +1335,10 @@ func (v *ReasoningMessageStart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1243,7 +1358,8 @@ func (v *ReasoningMessageStart) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReasoningMessageContentEvent object at the cursor.
 func (v *ReasoningMessageContent) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1277,6 +1393,10 @@ func (v *ReasoningMessageContent) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1296,7 +1416,8 @@ func (v *ReasoningMessageContent) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReasoningMessageEndEvent object at the cursor.
 func (v *ReasoningMessageEnd) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1327,6 +1448,10 @@ func (v *ReasoningMessageEnd) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1343,7 +1468,8 @@ func (v *ReasoningMessageEnd) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReasoningMessageChunkEvent object at the cursor.
 func (v *ReasoningMessageChunk) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1375,6 +1501,10 @@ func (v *ReasoningMessageChunk) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1388,7 +1518,8 @@ func (v *ReasoningMessageChunk) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReasoningEndEvent object at the cursor.
 func (v *ReasoningEnd) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1419,6 +1550,10 @@ func (v *ReasoningEnd) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1435,7 +1570,8 @@ func (v *ReasoningEnd) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReasoningEncryptedValueEvent object at the cursor.
 func (v *ReasoningEncryptedValue) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1479,6 +1615,10 @@ func (v *ReasoningEncryptedValue) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1501,7 +1641,8 @@ func (v *ReasoningEncryptedValue) decodeJSON(d *decoder) error {
 // decodeJSON reads one SubagentStartedEvent object at the cursor.
 func (v *SubagentStarted) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1541,6 +1682,10 @@ func (v *SubagentStarted) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1561,7 +1706,8 @@ func (v *SubagentStarted) decodeJSON(d *decoder) error {
 func (v *SubagentFinished) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1601,6 +1747,10 @@ func (v *SubagentFinished) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1620,7 +1770,8 @@ func (v *SubagentFinished) decodeJSON(d *decoder) error {
 // decodeJSON reads one SubagentErrorEvent object at the cursor.
 func (v *SubagentError) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1654,6 +1805,10 @@ func (v *SubagentError) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1673,7 +1828,8 @@ func (v *SubagentError) decodeJSON(d *decoder) error {
 // decodeJSON reads one RunFinishedSuccessOutcome object at the cursor.
 func (v *RunFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1699,6 +1855,10 @@ func (v *RunFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1712,7 +1872,8 @@ func (v *RunFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 // decodeJSON reads one RunFinishedInterruptOutcome object at the cursor.
 func (v *RunFinishedInterruptOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1738,6 +1899,10 @@ func (v *RunFinishedInterruptOutcome) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1754,7 +1919,8 @@ func (v *RunFinishedInterruptOutcome) decodeJSON(d *decoder) error {
 // decodeJSON reads one RunFinishedCancelledOutcome object at the cursor.
 func (v *RunFinishedCancelledOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1774,6 +1940,10 @@ func (v *RunFinishedCancelledOutcome) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1787,7 +1957,8 @@ func (v *RunFinishedCancelledOutcome) decodeJSON(d *decoder) error {
 // decodeJSON reads one SubagentFinishedSuccessOutcome object at the cursor.
 func (v *SubagentFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1807,6 +1978,10 @@ func (v *SubagentFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1820,7 +1995,8 @@ func (v *SubagentFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 // decodeJSON reads one SubagentFinishedSuspendedOutcome object at the cursor.
 func (v *SubagentFinishedSuspendedOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1846,6 +2022,10 @@ func (v *SubagentFinishedSuspendedOutcome) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1859,7 +2039,8 @@ func (v *SubagentFinishedSuspendedOutcome) decodeJSON(d *decoder) error {
 // decodeJSON reads one Interrupt object at the cursor.
 func (v *Interrupt) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1894,6 +2075,10 @@ func (v *Interrupt) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1910,7 +2095,8 @@ func (v *Interrupt) decodeJSON(d *decoder) error {
 // decodeJSON reads one ResumeEntry object at the cursor.
 func (v *ResumeEntry) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1944,6 +2130,10 @@ func (v *ResumeEntry) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -1959,7 +2149,8 @@ func (v *ResumeEntry) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one TokenUsage object at the cursor.
 func (v *TokenUsage) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -1992,6 +2183,10 @@ func (v *TokenUsage) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2002,7 +2197,8 @@ func (v *TokenUsage) decodeJSON(d *decoder) error {
 // decodeJSON reads one DeveloperMessage object at the cursor.
 func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2036,6 +2232,10 @@ func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2055,7 +2255,8 @@ func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 // decodeJSON reads one SystemMessage object at the cursor.
 func (v *SystemMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2089,6 +2290,10 @@ func (v *SystemMessage) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2108,7 +2313,8 @@ func (v *SystemMessage) decodeJSON(d *decoder) error {
 // decodeJSON reads one AssistantMessage object at the cursor.
 func (v *AssistantMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2147,6 +2353,10 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2163,7 +2373,8 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 // decodeJSON reads one UserMessage object at the cursor.
 func (v *UserMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2197,6 +2408,10 @@ func (v *UserMessage) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2216,7 +2431,8 @@ func (v *UserMessage) decodeJSON(d *decoder) error {
 // decodeJSON reads one ToolMessage object at the cursor.
 func (v *ToolMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2253,6 +2469,10 @@ func (v *ToolMessage) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2275,7 +2495,8 @@ func (v *ToolMessage) decodeJSON(d *decoder) error {
 // decodeJSON reads one ActivityMessage object at the cursor.
 func (v *ActivityMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2308,6 +2529,10 @@ func (v *ActivityMessage) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2330,7 +2555,8 @@ func (v *ActivityMessage) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReasoningMessage object at the cursor.
 func (v *ReasoningMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2362,6 +2588,10 @@ func (v *ReasoningMessage) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2381,7 +2611,8 @@ func (v *ReasoningMessage) decodeJSON(d *decoder) error {
 // decodeJSON reads one ToolCall object at the cursor.
 func (v *ToolCall) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2401,6 +2632,9 @@ func (v *ToolCall) decodeJSON(d *decoder) error {
 			v.ID, err = d.str()
 			seen |= 1 << 1
 		case "function":
+			if seen&(1<<2) != 0 {
+				v.Function = FunctionCall{}
+			}
 			err = v.Function.decodeJSON(d)
 			seen |= 1 << 2
 		case "encryptedValue":
@@ -2411,6 +2645,10 @@ func (v *ToolCall) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2430,7 +2668,8 @@ func (v *ToolCall) decodeJSON(d *decoder) error {
 // decodeJSON reads one FunctionCall object at the cursor.
 func (v *FunctionCall) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2453,6 +2692,10 @@ func (v *FunctionCall) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2469,7 +2712,8 @@ func (v *FunctionCall) decodeJSON(d *decoder) error {
 // decodeJSON reads one TextPart object at the cursor.
 func (v *TextPart) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2496,6 +2740,10 @@ func (v *TextPart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2513,7 +2761,8 @@ func (v *TextPart) decodeJSON(d *decoder) error {
 func (v *ImagePart) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2544,6 +2793,10 @@ func (v *ImagePart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2564,7 +2817,8 @@ func (v *ImagePart) decodeJSON(d *decoder) error {
 func (v *AudioPart) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2595,6 +2849,10 @@ func (v *AudioPart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2615,7 +2873,8 @@ func (v *AudioPart) decodeJSON(d *decoder) error {
 func (v *VideoPart) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2646,6 +2905,10 @@ func (v *VideoPart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2666,7 +2929,8 @@ func (v *VideoPart) decodeJSON(d *decoder) error {
 func (v *DocumentPart) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2697,6 +2961,10 @@ func (v *DocumentPart) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2716,7 +2984,8 @@ func (v *DocumentPart) decodeJSON(d *decoder) error {
 // decodeJSON reads one DataSource object at the cursor.
 func (v *DataSource) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2742,6 +3011,10 @@ func (v *DataSource) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2761,7 +3034,8 @@ func (v *DataSource) decodeJSON(d *decoder) error {
 // decodeJSON reads one UrlSource object at the cursor.
 func (v *URLSource) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2786,6 +3060,10 @@ func (v *URLSource) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2802,7 +3080,8 @@ func (v *URLSource) decodeJSON(d *decoder) error {
 // decodeJSON reads one FileSource object at the cursor.
 func (v *FileSource) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2829,6 +3108,10 @@ func (v *FileSource) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2845,7 +3128,8 @@ func (v *FileSource) decodeJSON(d *decoder) error {
 // decodeJSON reads one Context object at the cursor.
 func (v *Context) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2868,6 +3152,10 @@ func (v *Context) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2884,7 +3172,8 @@ func (v *Context) decodeJSON(d *decoder) error {
 // decodeJSON reads one Tool object at the cursor.
 func (v *Tool) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2911,6 +3200,10 @@ func (v *Tool) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -2927,7 +3220,8 @@ func (v *Tool) decodeJSON(d *decoder) error {
 // decodeJSON reads one RunAgentInput object at the cursor.
 func (v *RunAgentInput) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -2983,6 +3277,10 @@ func (v *RunAgentInput) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3002,7 +3300,8 @@ func (v *RunAgentInput) decodeJSON(d *decoder) error {
 // decodeJSON reads one SubagentInfo object at the cursor.
 func (v *SubagentInfo) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3024,6 +3323,10 @@ func (v *SubagentInfo) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3036,7 +3339,8 @@ func (v *SubagentInfo) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one IdentityCapabilities object at the cursor.
 func (v *IdentityCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3067,6 +3371,10 @@ func (v *IdentityCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3076,7 +3384,8 @@ func (v *IdentityCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one TransportCapabilities object at the cursor.
 func (v *TransportCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3103,6 +3412,10 @@ func (v *TransportCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3112,7 +3425,8 @@ func (v *TransportCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one ToolsCapabilities object at the cursor.
 func (v *ToolsCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3141,6 +3455,10 @@ func (v *ToolsCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3150,7 +3468,8 @@ func (v *ToolsCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one OutputCapabilities object at the cursor.
 func (v *OutputCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3175,6 +3494,10 @@ func (v *OutputCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3184,7 +3507,8 @@ func (v *OutputCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one StateCapabilities object at the cursor.
 func (v *StateCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3209,6 +3533,10 @@ func (v *StateCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3218,7 +3546,8 @@ func (v *StateCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one MultiAgentCapabilities object at the cursor.
 func (v *MultiAgentCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3247,6 +3576,10 @@ func (v *MultiAgentCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3256,7 +3589,8 @@ func (v *MultiAgentCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one ReasoningCapabilities object at the cursor.
 func (v *ReasoningCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3279,6 +3613,10 @@ func (v *ReasoningCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3288,7 +3626,8 @@ func (v *ReasoningCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one MultimodalInputCapabilities object at the cursor.
 func (v *MultimodalInputCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3315,6 +3654,10 @@ func (v *MultimodalInputCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3324,7 +3667,8 @@ func (v *MultimodalInputCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one MultimodalOutputCapabilities object at the cursor.
 func (v *MultimodalOutputCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3345,6 +3689,10 @@ func (v *MultimodalOutputCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3354,7 +3702,8 @@ func (v *MultimodalOutputCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one MultimodalCapabilities object at the cursor.
 func (v *MultimodalCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3391,6 +3740,10 @@ func (v *MultimodalCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3400,7 +3753,8 @@ func (v *MultimodalCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one ExecutionCapabilities object at the cursor.
 func (v *ExecutionCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3425,6 +3779,10 @@ func (v *ExecutionCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3434,7 +3792,8 @@ func (v *ExecutionCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one HumanInTheLoopCapabilities object at the cursor.
 func (v *HumanInTheLoopCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3463,6 +3822,10 @@ func (v *HumanInTheLoopCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3472,7 +3835,8 @@ func (v *HumanInTheLoopCapabilities) decodeJSON(d *decoder) error {
 
 // decodeJSON reads one AgentCapabilities object at the cursor.
 func (v *AgentCapabilities) decodeJSON(d *decoder) error {
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3591,6 +3955,10 @@ func (v *AgentCapabilities) decodeJSON(d *decoder) error {
 			err = d.unknown(key)
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3601,7 +3969,8 @@ func (v *AgentCapabilities) decodeJSON(d *decoder) error {
 // decodeJSON reads one AddOperation object at the cursor.
 func (v *AddOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3635,6 +4004,10 @@ func (v *AddOperation) decodeJSON(d *decoder) error {
 			})
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3654,7 +4027,8 @@ func (v *AddOperation) decodeJSON(d *decoder) error {
 // decodeJSON reads one RemoveOperation object at the cursor.
 func (v *RemoveOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3685,6 +4059,10 @@ func (v *RemoveOperation) decodeJSON(d *decoder) error {
 			})
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3701,7 +4079,8 @@ func (v *RemoveOperation) decodeJSON(d *decoder) error {
 // decodeJSON reads one ReplaceOperation object at the cursor.
 func (v *ReplaceOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3735,6 +4114,10 @@ func (v *ReplaceOperation) decodeJSON(d *decoder) error {
 			})
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3754,7 +4137,8 @@ func (v *ReplaceOperation) decodeJSON(d *decoder) error {
 // decodeJSON reads one MoveOperation object at the cursor.
 func (v *MoveOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3791,6 +4175,10 @@ func (v *MoveOperation) decodeJSON(d *decoder) error {
 			})
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3810,7 +4198,8 @@ func (v *MoveOperation) decodeJSON(d *decoder) error {
 // decodeJSON reads one CopyOperation object at the cursor.
 func (v *CopyOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3847,6 +4236,10 @@ func (v *CopyOperation) decodeJSON(d *decoder) error {
 			})
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()
@@ -3866,7 +4259,8 @@ func (v *CopyOperation) decodeJSON(d *decoder) error {
 // decodeJSON reads one TestOperation object at the cursor.
 func (v *TestOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	if err := d.beginObject(); err != nil {
+	o, err := d.enterObject()
+	if err != nil {
 		return err
 	}
 	for i := 0; ; i++ {
@@ -3900,6 +4294,10 @@ func (v *TestOperation) decodeJSON(d *decoder) error {
 			})
 		}
 		if err != nil {
+			if d.overridden(o, i) {
+				// A later member of the same name replaces this one.
+				continue
+			}
 			return err
 		}
 		d.pop()

@@ -78,7 +78,7 @@ func TestDecodeStrictAndLenient(t *testing.T) {
 			in:        `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"narrator","content":"x"},{"id":"2","role":"user","content":"hi"}]}`,
 			strictErr: `at /messages/0`,
 			warnings:  []string{"/messages/0"},
-			out:       `{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"2","content":"hi"}]}`,
+			out:       `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"2","role":"user","content":"hi"}]}`,
 		},
 		{
 			name:      "legacy null metadata on a media part becomes absent",
@@ -143,8 +143,8 @@ func TestDecodeStrictAndLenient(t *testing.T) {
 		},
 		{
 			name: "meaningful nulls inside open JSON are kept",
-			in:   `{"type":"CUSTOM","name":"n","value":null,"metadata":{"k":null}}`,
-			out:  `{"type":"CUSTOM","name":"n","value":null,"metadata":{"k":null}}`,
+			in:   `{"type":"CUSTOM","metadata":{"k":null},"name":"n","value":null}`,
+			out:  `{"type":"CUSTOM","metadata":{"k":null},"name":"n","value":null}`,
 		},
 	}
 	for _, tt := range tests {

@@ -20,17 +20,21 @@
 // modes (errors.Is(err, ErrUnknownEventType)), so a consumer can skip it.
 //
 // Decoding reads JSON as JavaScript's JSON.parse and encoding/json do: a
-// member given twice keeps its last value, and strings become Go strings, so
+// member given twice keeps its last value, and only that value is validated
+// (so {"messageId":null,"messageId":"m"} is accepted, as the schema accepts
+// what JSON.parse makes of it), and strings become Go strings, so
 // invalid UTF-8 and lone surrogate escapes read as U+FFFD (the reference
 // client decodes its input the same way).
 //
 // # Encoding
 //
-// Members are written in a fixed order: the discriminator ("type", "role" or
-// "op") first, then required members the definition inherits (a message's
-// id), then its own members in schema order, then optional inherited ones
-// (subagentRunId), and last the base members every event may carry
-// (timestamp, rawEvent, metadata). Absent
+// Members are written in declaration order: a definition's mixins first, in
+// order, then its own members, so an event starts with its type and the base
+// members every event may carry (timestamp, rawEvent, metadata), then
+// subagentRunId, then its own members; a message starts with subagentRunId,
+// id and role. That is the order in which @ag-ui/core's schemas build the
+// objects a TypeScript peer holds, so our frames are byte-identical to the
+// reference encoder's. Absent
 // optionals are omitted, never written as null; raw JSON members
 // (json.RawMessage) keep their bytes, with insignificant whitespace removed so
 // that every event fits on one SSE data line.

@@ -10,7 +10,16 @@ import "strconv"
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *TextMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":"...)
+	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_START\""...)
+	dst, err = v.EventBase.appendJSON(dst, "TextMessageStart")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	if v.Role != nil {
 		dst = append(dst, ",\"role\":"...)
@@ -23,14 +32,6 @@ func (v *TextMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "TextMessageStart")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -40,18 +41,19 @@ func (v *TextMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *TextMessageContent) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
-	dst = append(dst, ",\"delta\":"...)
-	dst = appendString(dst, v.Delta)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_CONTENT\""...)
 	dst, err = v.EventBase.appendJSON(dst, "TextMessageContent")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
+	dst = appendString(dst, v.MessageID)
+	dst = append(dst, ",\"delta\":"...)
+	dst = appendString(dst, v.Delta)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -61,16 +63,17 @@ func (v *TextMessageContent) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *TextMessageEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_END\""...)
 	dst, err = v.EventBase.appendJSON(dst, "TextMessageEnd")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
+	dst = appendString(dst, v.MessageID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -81,6 +84,14 @@ func (v *TextMessageEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 func (v *TextMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
 	dst = append(dst, "{\"type\":\"TEXT_MESSAGE_CHUNK\""...)
+	dst, err = v.EventBase.appendJSON(dst, "TextMessageChunk")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
 	if v.MessageID != nil {
 		dst = append(dst, ",\"messageId\":"...)
 		dst = appendString(dst, *v.MessageID)
@@ -100,14 +111,6 @@ func (v *TextMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "TextMessageChunk")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -117,21 +120,22 @@ func (v *TextMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ToolCallStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"TOOL_CALL_START\",\"toolCallId\":"...)
+	dst = append(dst, "{\"type\":\"TOOL_CALL_START\""...)
+	dst, err = v.EventBase.appendJSON(dst, "ToolCallStart")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"toolCallId\":"...)
 	dst = appendString(dst, v.ToolCallID)
 	dst = append(dst, ",\"toolCallName\":"...)
 	dst = appendString(dst, v.ToolCallName)
 	if v.ParentMessageID != nil {
 		dst = append(dst, ",\"parentMessageId\":"...)
 		dst = appendString(dst, *v.ParentMessageID)
-	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "ToolCallStart")
-	if err != nil {
-		return dst[:start], err
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -142,18 +146,19 @@ func (v *ToolCallStart) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ToolCallArgs) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"TOOL_CALL_ARGS\",\"toolCallId\":"...)
-	dst = appendString(dst, v.ToolCallID)
-	dst = append(dst, ",\"delta\":"...)
-	dst = appendString(dst, v.Delta)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"TOOL_CALL_ARGS\""...)
 	dst, err = v.EventBase.appendJSON(dst, "ToolCallArgs")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"toolCallId\":"...)
+	dst = appendString(dst, v.ToolCallID)
+	dst = append(dst, ",\"delta\":"...)
+	dst = appendString(dst, v.Delta)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -163,16 +168,17 @@ func (v *ToolCallArgs) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ToolCallEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"TOOL_CALL_END\",\"toolCallId\":"...)
-	dst = appendString(dst, v.ToolCallID)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"TOOL_CALL_END\""...)
 	dst, err = v.EventBase.appendJSON(dst, "ToolCallEnd")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"toolCallId\":"...)
+	dst = appendString(dst, v.ToolCallID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -183,6 +189,14 @@ func (v *ToolCallEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 func (v *ToolCallChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
 	dst = append(dst, "{\"type\":\"TOOL_CALL_CHUNK\""...)
+	dst, err = v.EventBase.appendJSON(dst, "ToolCallChunk")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
 	if v.ToolCallID != nil {
 		dst = append(dst, ",\"toolCallId\":"...)
 		dst = appendString(dst, *v.ToolCallID)
@@ -199,14 +213,6 @@ func (v *ToolCallChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 		dst = append(dst, ",\"delta\":"...)
 		dst = appendString(dst, *v.Delta)
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "ToolCallChunk")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -216,7 +222,16 @@ func (v *ToolCallChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ToolCallResult) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"TOOL_CALL_RESULT\",\"messageId\":"...)
+	dst = append(dst, "{\"type\":\"TOOL_CALL_RESULT\""...)
+	dst, err = v.EventBase.appendJSON(dst, "ToolCallResult")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	dst = append(dst, ",\"toolCallId\":"...)
 	dst = appendString(dst, v.ToolCallID)
@@ -231,14 +246,6 @@ func (v *ToolCallResult) AppendJSON(dst []byte) (_ []byte, err error) {
 		}
 		dst = append(dst, ",\"role\":\"tool\""...)
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "ToolCallResult")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -248,7 +255,16 @@ func (v *ToolCallResult) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *StateSnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"STATE_SNAPSHOT\",\"snapshot\":"...)
+	dst = append(dst, "{\"type\":\"STATE_SNAPSHOT\""...)
+	dst, err = v.EventBase.appendJSON(dst, "StateSnapshot")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"snapshot\":"...)
 	if v.Snapshot == nil {
 		dst = append(dst, "null"...)
 	} else {
@@ -256,14 +272,6 @@ func (v *StateSnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 		if err != nil {
 			return dst[:start], encodeError("StateSnapshot", "snapshot", err)
 		}
-	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "StateSnapshot")
-	if err != nil {
-		return dst[:start], err
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -274,8 +282,8 @@ func (v *StateSnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *StateDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"STATE_DELTA\",\"delta\":"...)
-	dst, err = appendJSONPatchOperationList(dst, v.Delta)
+	dst = append(dst, "{\"type\":\"STATE_DELTA\""...)
+	dst, err = v.EventBase.appendJSON(dst, "StateDelta")
 	if err != nil {
 		return dst[:start], err
 	}
@@ -283,7 +291,8 @@ func (v *StateDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 		dst = append(dst, ",\"subagentRunId\":"...)
 		dst = appendString(dst, *v.SubagentRunID)
 	}
-	dst, err = v.EventBase.appendJSON(dst, "StateDelta")
+	dst = append(dst, ",\"delta\":"...)
+	dst, err = appendJSONPatchOperationList(dst, v.Delta)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -296,12 +305,13 @@ func (v *StateDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *MessagesSnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"MESSAGES_SNAPSHOT\",\"messages\":"...)
-	dst, err = appendMessageList(dst, v.Messages)
+	dst = append(dst, "{\"type\":\"MESSAGES_SNAPSHOT\""...)
+	dst, err = v.EventBase.appendJSON(dst, "MessagesSnapshot")
 	if err != nil {
 		return dst[:start], err
 	}
-	dst, err = v.EventBase.appendJSON(dst, "MessagesSnapshot")
+	dst = append(dst, ",\"messages\":"...)
+	dst, err = appendMessageList(dst, v.Messages)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -314,7 +324,16 @@ func (v *MessagesSnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ActivitySnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"ACTIVITY_SNAPSHOT\",\"messageId\":"...)
+	dst = append(dst, "{\"type\":\"ACTIVITY_SNAPSHOT\""...)
+	dst, err = v.EventBase.appendJSON(dst, "ActivitySnapshot")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
 	dst = appendString(dst, v.MessageID)
 	dst = append(dst, ",\"activityType\":"...)
 	dst = appendString(dst, v.ActivityType)
@@ -330,14 +349,6 @@ func (v *ActivitySnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 		dst = append(dst, ",\"replace\":"...)
 		dst = strconv.AppendBool(dst, *v.Replace)
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "ActivitySnapshot")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -347,12 +358,8 @@ func (v *ActivitySnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ActivityDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"ACTIVITY_DELTA\",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
-	dst = append(dst, ",\"activityType\":"...)
-	dst = appendString(dst, v.ActivityType)
-	dst = append(dst, ",\"patch\":"...)
-	dst, err = appendJSONPatchOperationList(dst, v.Patch)
+	dst = append(dst, "{\"type\":\"ACTIVITY_DELTA\""...)
+	dst, err = v.EventBase.appendJSON(dst, "ActivityDelta")
 	if err != nil {
 		return dst[:start], err
 	}
@@ -360,7 +367,12 @@ func (v *ActivityDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 		dst = append(dst, ",\"subagentRunId\":"...)
 		dst = appendString(dst, *v.SubagentRunID)
 	}
-	dst, err = v.EventBase.appendJSON(dst, "ActivityDelta")
+	dst = append(dst, ",\"messageId\":"...)
+	dst = appendString(dst, v.MessageID)
+	dst = append(dst, ",\"activityType\":"...)
+	dst = appendString(dst, v.ActivityType)
+	dst = append(dst, ",\"patch\":"...)
+	dst, err = appendJSONPatchOperationList(dst, v.Patch)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -373,7 +385,16 @@ func (v *ActivityDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *Raw) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"RAW\",\"event\":"...)
+	dst = append(dst, "{\"type\":\"RAW\""...)
+	dst, err = v.EventBase.appendJSON(dst, "Raw")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"event\":"...)
 	if v.Event == nil {
 		dst = append(dst, "null"...)
 	} else {
@@ -386,14 +407,6 @@ func (v *Raw) AppendJSON(dst []byte) (_ []byte, err error) {
 		dst = append(dst, ",\"source\":"...)
 		dst = appendString(dst, *v.Source)
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "Raw")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -403,7 +416,16 @@ func (v *Raw) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *Custom) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"CUSTOM\",\"name\":"...)
+	dst = append(dst, "{\"type\":\"CUSTOM\""...)
+	dst, err = v.EventBase.appendJSON(dst, "Custom")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"name\":"...)
 	dst = appendString(dst, v.Name)
 	dst = append(dst, ",\"value\":"...)
 	if v.Value == nil {
@@ -414,14 +436,6 @@ func (v *Custom) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], encodeError("Custom", "value", err)
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "Custom")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -431,7 +445,12 @@ func (v *Custom) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *RunStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"RUN_STARTED\",\"threadId\":"...)
+	dst = append(dst, "{\"type\":\"RUN_STARTED\""...)
+	dst, err = v.EventBase.appendJSON(dst, "RunStarted")
+	if err != nil {
+		return dst[:start], err
+	}
+	dst = append(dst, ",\"threadId\":"...)
 	dst = appendString(dst, v.ThreadID)
 	dst = append(dst, ",\"runId\":"...)
 	dst = appendString(dst, v.RunID)
@@ -450,10 +469,6 @@ func (v *RunStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], err
 		}
 	}
-	dst, err = v.EventBase.appendJSON(dst, "RunStarted")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -463,7 +478,12 @@ func (v *RunStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *RunFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"RUN_FINISHED\",\"threadId\":"...)
+	dst = append(dst, "{\"type\":\"RUN_FINISHED\""...)
+	dst, err = v.EventBase.appendJSON(dst, "RunFinished")
+	if err != nil {
+		return dst[:start], err
+	}
+	dst = append(dst, ",\"threadId\":"...)
 	dst = appendString(dst, v.ThreadID)
 	dst = append(dst, ",\"runId\":"...)
 	dst = appendString(dst, v.RunID)
@@ -488,10 +508,6 @@ func (v *RunFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], err
 		}
 	}
-	dst, err = v.EventBase.appendJSON(dst, "RunFinished")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -501,7 +517,12 @@ func (v *RunFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *RunError) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"RUN_ERROR\",\"message\":"...)
+	dst = append(dst, "{\"type\":\"RUN_ERROR\""...)
+	dst, err = v.EventBase.appendJSON(dst, "RunError")
+	if err != nil {
+		return dst[:start], err
+	}
+	dst = append(dst, ",\"message\":"...)
 	dst = appendString(dst, v.Message)
 	if v.Code != nil {
 		dst = append(dst, ",\"code\":"...)
@@ -514,10 +535,6 @@ func (v *RunError) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], err
 		}
 	}
-	dst, err = v.EventBase.appendJSON(dst, "RunError")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -527,16 +544,17 @@ func (v *RunError) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *StepStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"STEP_STARTED\",\"stepName\":"...)
-	dst = appendString(dst, v.StepName)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"STEP_STARTED\""...)
 	dst, err = v.EventBase.appendJSON(dst, "StepStarted")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"stepName\":"...)
+	dst = appendString(dst, v.StepName)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -546,16 +564,17 @@ func (v *StepStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *StepFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"STEP_FINISHED\",\"stepName\":"...)
-	dst = appendString(dst, v.StepName)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"STEP_FINISHED\""...)
 	dst, err = v.EventBase.appendJSON(dst, "StepFinished")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"stepName\":"...)
+	dst = appendString(dst, v.StepName)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -565,16 +584,17 @@ func (v *StepFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ReasoningStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"REASONING_START\",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"REASONING_START\""...)
 	dst, err = v.EventBase.appendJSON(dst, "ReasoningStart")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
+	dst = appendString(dst, v.MessageID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -584,18 +604,18 @@ func (v *ReasoningStart) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ReasoningMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_START\",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
-	dst = append(dst, ",\"role\":\"reasoning\""...)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_START\""...)
 	dst, err = v.EventBase.appendJSON(dst, "ReasoningMessageStart")
 	if err != nil {
 		return dst[:start], err
 	}
-	dst = append(dst, "}"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
+	dst = appendString(dst, v.MessageID)
+	dst = append(dst, ",\"role\":\"reasoning\"}"...)
 	return dst, nil
 }
 
@@ -604,18 +624,19 @@ func (v *ReasoningMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ReasoningMessageContent) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_CONTENT\",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
-	dst = append(dst, ",\"delta\":"...)
-	dst = appendString(dst, v.Delta)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_CONTENT\""...)
 	dst, err = v.EventBase.appendJSON(dst, "ReasoningMessageContent")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
+	dst = appendString(dst, v.MessageID)
+	dst = append(dst, ",\"delta\":"...)
+	dst = appendString(dst, v.Delta)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -625,16 +646,17 @@ func (v *ReasoningMessageContent) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ReasoningMessageEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_END\",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_END\""...)
 	dst, err = v.EventBase.appendJSON(dst, "ReasoningMessageEnd")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
+	dst = appendString(dst, v.MessageID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -645,6 +667,14 @@ func (v *ReasoningMessageEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 func (v *ReasoningMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
 	dst = append(dst, "{\"type\":\"REASONING_MESSAGE_CHUNK\""...)
+	dst, err = v.EventBase.appendJSON(dst, "ReasoningMessageChunk")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
 	if v.MessageID != nil {
 		dst = append(dst, ",\"messageId\":"...)
 		dst = appendString(dst, *v.MessageID)
@@ -652,14 +682,6 @@ func (v *ReasoningMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	if v.Delta != nil {
 		dst = append(dst, ",\"delta\":"...)
 		dst = appendString(dst, *v.Delta)
-	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "ReasoningMessageChunk")
-	if err != nil {
-		return dst[:start], err
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -670,16 +692,17 @@ func (v *ReasoningMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ReasoningEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"REASONING_END\",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, "{\"type\":\"REASONING_END\""...)
 	dst, err = v.EventBase.appendJSON(dst, "ReasoningEnd")
 	if err != nil {
 		return dst[:start], err
 	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"messageId\":"...)
+	dst = appendString(dst, v.MessageID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -689,7 +712,16 @@ func (v *ReasoningEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ReasoningEncryptedValue) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"REASONING_ENCRYPTED_VALUE\",\"subtype\":"...)
+	dst = append(dst, "{\"type\":\"REASONING_ENCRYPTED_VALUE\""...)
+	dst, err = v.EventBase.appendJSON(dst, "ReasoningEncryptedValue")
+	if err != nil {
+		return dst[:start], err
+	}
+	if v.SubagentRunID != nil {
+		dst = append(dst, ",\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = append(dst, ",\"subtype\":"...)
 	if !v.Subtype.Valid() {
 		return dst[:start], encodeError("ReasoningEncryptedValue", "subtype", errEnum(string(v.Subtype)))
 	}
@@ -698,14 +730,6 @@ func (v *ReasoningEncryptedValue) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = appendString(dst, v.EntityID)
 	dst = append(dst, ",\"encryptedValue\":"...)
 	dst = appendString(dst, v.EncryptedValue)
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "ReasoningEncryptedValue")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -715,7 +739,12 @@ func (v *ReasoningEncryptedValue) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *SubagentStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"SUBAGENT_STARTED\",\"subagentRunId\":"...)
+	dst = append(dst, "{\"type\":\"SUBAGENT_STARTED\""...)
+	dst, err = v.EventBase.appendJSON(dst, "SubagentStarted")
+	if err != nil {
+		return dst[:start], err
+	}
+	dst = append(dst, ",\"subagentRunId\":"...)
 	dst = appendString(dst, v.SubagentRunID)
 	dst = append(dst, ",\"name\":"...)
 	dst = appendString(dst, v.Name)
@@ -735,10 +764,6 @@ func (v *SubagentStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 		dst = append(dst, ",\"parentMessageId\":"...)
 		dst = appendString(dst, *v.ParentMessageID)
 	}
-	dst, err = v.EventBase.appendJSON(dst, "SubagentStarted")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -748,7 +773,12 @@ func (v *SubagentStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *SubagentFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"SUBAGENT_FINISHED\",\"subagentRunId\":"...)
+	dst = append(dst, "{\"type\":\"SUBAGENT_FINISHED\""...)
+	dst, err = v.EventBase.appendJSON(dst, "SubagentFinished")
+	if err != nil {
+		return dst[:start], err
+	}
+	dst = append(dst, ",\"subagentRunId\":"...)
 	dst = appendString(dst, v.SubagentRunID)
 	if v.Result != nil {
 		dst = append(dst, ",\"result\":"...)
@@ -764,10 +794,6 @@ func (v *SubagentFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], err
 		}
 	}
-	dst, err = v.EventBase.appendJSON(dst, "SubagentFinished")
-	if err != nil {
-		return dst[:start], err
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -777,17 +803,18 @@ func (v *SubagentFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *SubagentError) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"SUBAGENT_ERROR\",\"subagentRunId\":"...)
+	dst = append(dst, "{\"type\":\"SUBAGENT_ERROR\""...)
+	dst, err = v.EventBase.appendJSON(dst, "SubagentError")
+	if err != nil {
+		return dst[:start], err
+	}
+	dst = append(dst, ",\"subagentRunId\":"...)
 	dst = appendString(dst, v.SubagentRunID)
 	dst = append(dst, ",\"message\":"...)
 	dst = appendString(dst, v.Message)
 	if v.Code != nil {
 		dst = append(dst, ",\"code\":"...)
 		dst = appendString(dst, *v.Code)
-	}
-	dst, err = v.EventBase.appendJSON(dst, "SubagentError")
-	if err != nil {
-		return dst[:start], err
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -865,7 +892,12 @@ func (v *SubagentFinishedSuspendedOutcome) AppendJSON(dst []byte) (_ []byte, err
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *Interrupt) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"id\":"...)
+	dst = append(dst, "{"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, "\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = appendKey(dst, "\"id\":")
 	dst = appendString(dst, v.ID)
 	dst = append(dst, ",\"reason\":"...)
 	dst = appendString(dst, v.Reason)
@@ -894,10 +926,6 @@ func (v *Interrupt) AppendJSON(dst []byte) (_ []byte, err error) {
 		if err != nil {
 			return dst[:start], encodeError("Interrupt", "metadata", err)
 		}
-	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -998,10 +1026,14 @@ func (v *TokenUsage) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"role\":\"developer\",\"id\":"...)
+	dst = append(dst, "{"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, "\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = appendKey(dst, "\"id\":")
 	dst = appendString(dst, v.ID)
-	dst = append(dst, ",\"content\":"...)
-	dst = appendString(dst, v.Content)
+	dst = append(dst, ",\"role\":\"developer\""...)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
@@ -1017,10 +1049,8 @@ func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], encodeError("DeveloperMessage", "metadata", err)
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, ",\"content\":"...)
+	dst = appendString(dst, v.Content)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1030,10 +1060,14 @@ func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"role\":\"system\",\"id\":"...)
+	dst = append(dst, "{"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, "\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = appendKey(dst, "\"id\":")
 	dst = appendString(dst, v.ID)
-	dst = append(dst, ",\"content\":"...)
-	dst = appendString(dst, v.Content)
+	dst = append(dst, ",\"role\":\"system\""...)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
@@ -1049,10 +1083,8 @@ func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], encodeError("SystemMessage", "metadata", err)
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
+	dst = append(dst, ",\"content\":"...)
+	dst = appendString(dst, v.Content)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1062,19 +1094,14 @@ func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"role\":\"assistant\",\"id\":"...)
+	dst = append(dst, "{"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, "\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = appendKey(dst, "\"id\":")
 	dst = appendString(dst, v.ID)
-	if v.Content != nil {
-		dst = append(dst, ",\"content\":"...)
-		dst = appendString(dst, *v.Content)
-	}
-	if v.ToolCalls != nil {
-		dst = append(dst, ",\"toolCalls\":"...)
-		dst, err = appendToolCallList(dst, v.ToolCalls)
-		if err != nil {
-			return dst[:start], err
-		}
-	}
+	dst = append(dst, ",\"role\":\"assistant\""...)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
@@ -1090,9 +1117,16 @@ func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], encodeError("AssistantMessage", "metadata", err)
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+	if v.Content != nil {
+		dst = append(dst, ",\"content\":"...)
+		dst = appendString(dst, *v.Content)
+	}
+	if v.ToolCalls != nil {
+		dst = append(dst, ",\"toolCalls\":"...)
+		dst, err = appendToolCallList(dst, v.ToolCalls)
+		if err != nil {
+			return dst[:start], err
+		}
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -1103,13 +1137,14 @@ func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *UserMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"role\":\"user\",\"id\":"...)
-	dst = appendString(dst, v.ID)
-	dst = append(dst, ",\"content\":"...)
-	dst, err = appendContent(dst, v.Content)
-	if err != nil {
-		return dst[:start], err
+	dst = append(dst, "{"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, "\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
 	}
+	dst = appendKey(dst, "\"id\":")
+	dst = appendString(dst, v.ID)
+	dst = append(dst, ",\"role\":\"user\""...)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
 		dst = appendString(dst, *v.Name)
@@ -1125,9 +1160,10 @@ func (v *UserMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], encodeError("UserMessage", "metadata", err)
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+	dst = append(dst, ",\"content\":"...)
+	dst, err = appendContent(dst, v.Content)
+	if err != nil {
+		return dst[:start], err
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -1138,9 +1174,14 @@ func (v *UserMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ToolMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"role\":\"tool\",\"id\":"...)
+	dst = append(dst, "{"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, "\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = appendKey(dst, "\"id\":")
 	dst = appendString(dst, v.ID)
-	dst = append(dst, ",\"content\":"...)
+	dst = append(dst, ",\"role\":\"tool\",\"content\":"...)
 	dst, err = appendContent(dst, v.Content)
 	if err != nil {
 		return dst[:start], err
@@ -1162,10 +1203,6 @@ func (v *ToolMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], encodeError("ToolMessage", "metadata", err)
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1175,9 +1212,14 @@ func (v *ToolMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ActivityMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"role\":\"activity\",\"id\":"...)
+	dst = append(dst, "{"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, "\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = appendKey(dst, "\"id\":")
 	dst = appendString(dst, v.ID)
-	dst = append(dst, ",\"activityType\":"...)
+	dst = append(dst, ",\"role\":\"activity\",\"activityType\":"...)
 	dst = appendString(dst, v.ActivityType)
 	if v.Content == nil {
 		return dst[:start], encodeError("ActivityMessage", "content", errMissing)
@@ -1194,10 +1236,6 @@ func (v *ActivityMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], encodeError("ActivityMessage", "metadata", err)
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1207,9 +1245,14 @@ func (v *ActivityMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ReasoningMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"role\":\"reasoning\",\"id\":"...)
+	dst = append(dst, "{"...)
+	if v.SubagentRunID != nil {
+		dst = append(dst, "\"subagentRunId\":"...)
+		dst = appendString(dst, *v.SubagentRunID)
+	}
+	dst = appendKey(dst, "\"id\":")
 	dst = appendString(dst, v.ID)
-	dst = append(dst, ",\"content\":"...)
+	dst = append(dst, ",\"role\":\"reasoning\",\"content\":"...)
 	dst = appendString(dst, v.Content)
 	if v.EncryptedValue != nil {
 		dst = append(dst, ",\"encryptedValue\":"...)
@@ -1222,10 +1265,6 @@ func (v *ReasoningMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 			return dst[:start], encodeError("ReasoningMessage", "metadata", err)
 		}
 	}
-	if v.SubagentRunID != nil {
-		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
-	}
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1235,9 +1274,9 @@ func (v *ReasoningMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *ToolCall) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
-	dst = append(dst, "{\"type\":\"function\",\"id\":"...)
+	dst = append(dst, "{\"id\":"...)
 	dst = appendString(dst, v.ID)
-	dst = append(dst, ",\"function\":"...)
+	dst = append(dst, ",\"type\":\"function\",\"function\":"...)
 	dst, err = v.Function.AppendJSON(dst)
 	if err != nil {
 		return dst[:start], err

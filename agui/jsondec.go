@@ -1,6 +1,7 @@
 package agui
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"unicode"
@@ -611,6 +612,10 @@ type decoder struct {
 	// runtime). Deeper documents just grow the slices.
 	startsBuf [8]int
 	pathBuf   [8]pathElem
+
+	// objects caches, by the offset of an object's '{', what overridden
+	// learnt about its members. Only failures fill it.
+	objects map[int][]memberSpan
 }
 
 // newDecoder returns a cursor at the start of data. lenient selects the
@@ -1008,9 +1013,9 @@ func (d *decoder) isNull() bool {
 // member name of the object at the cursor, typically a union discriminator
 // such as "type" or "role". found is false when the member is absent or the
 // value at the cursor is not an object (the following beginObject reports
-// that). If the member occurs more than once the first one is used; decoding
-// the member itself later catches a conflicting duplicate. A non-string
-// value is an error located at that member.
+// that). If the member occurs more than once the last one counts, as in
+// JSON.parse; earlier ones are not looked at. A non-string value is an error
+// located at that member.
 func (d *decoder) findString(name string) (val string, found bool, err error) {
 	data := d.data
 	i := skipSpace(data, d.pos)
@@ -1018,10 +1023,11 @@ func (d *decoder) findString(name string) (val string, found bool, err error) {
 		return "", false, nil
 	}
 	limit := maxDepth - len(d.starts) - 1
+	last := -1 // offset of the value of the last occurrence of name
 	for member := 0; ; member++ {
 		i = skipSpace(data, i+1) // past '{' or ','
 		if member == 0 && i < len(data) && data[i] == '}' {
-			return "", false, nil
+			break
 		}
 		if i >= len(data) || data[i] != '"' {
 			return "", false, d.syntax(unexpected(data, i, ", expected string key"))
@@ -1037,30 +1043,162 @@ func (d *decoder) findString(name string) (val string, found bool, err error) {
 		}
 		i = skipSpace(data, i+1)
 		if match {
+			last = i
 			if i < len(data) && data[i] == '"' {
-				if end, flags, serr = scanString(data, i); serr == nil {
-					return string(d.quoted(data[i:end], flags)), true, nil
+				if end, _, serr := scanString(data, i); serr == nil && member == 0 {
+					// The usual case: the discriminator leads. Later
+					// duplicates are rare, so only look for them cheaply
+					// when the rest of the object is short of the name.
+					if !mentions(data[end:], name) {
+						break
+					}
 				}
 			}
-			// Error path: report at /…/name with a throw-away cursor, so
-			// this decoder's position and mark stay untouched.
-			path := append(append([]pathElem(nil), d.path...), pathElem{key: []byte(name), index: -1})
-			look := &decoder{data: data, pos: i, starts: d.starts, path: path}
-			_, err := look.str() // fails: not a string, or a malformed one
-			return "", true, err
 		}
 		if i, _, serr = scanValue(data, i, limit); serr != nil {
+			if match {
+				break // reported below, at the member
+			}
 			return "", false, d.syntax(serr)
 		}
 		i = skipSpace(data, i)
-		switch {
-		case i < len(data) && data[i] == ',':
-		case i < len(data) && data[i] == '}':
-			return "", false, nil
-		default:
+		if i < len(data) && data[i] == '}' {
+			break
+		}
+		if i >= len(data) || data[i] != ',' {
 			return "", false, d.syntax(unexpected(data, i, ", expected ',' or '}'"))
 		}
 	}
+	if last < 0 {
+		return "", false, nil
+	}
+	if data[last] == '"' {
+		if end, flags, serr := scanString(data, last); serr == nil {
+			return string(d.quoted(data[last:end], flags)), true, nil
+		}
+	}
+	// Error path: report at /…/name with a throw-away cursor, so this
+	// decoder's position and mark stay untouched.
+	path := append(append([]pathElem(nil), d.path...), pathElem{key: []byte(name), index: -1})
+	look := &decoder{data: data, pos: last, starts: d.starts, path: path}
+	_, err = look.str() // fails: not a string, or a malformed one
+	return "", true, err
+}
+
+// mentions reports whether data contains name in quotes: a cheap, sometimes
+// false, hint that a member of that name may follow.
+func mentions(data []byte, name string) bool {
+	for {
+		k := bytes.Index(data, []byte(name))
+		if k < 0 {
+			return false
+		}
+		if k > 0 && data[k-1] == '"' && k+len(name) < len(data) && data[k+len(name)] == '"' {
+			return true
+		}
+		data = data[k+1:]
+	}
+}
+
+// ---- members given twice ------------------------------------------------------
+
+// objMark remembers where an object's decoding began, so a member that failed
+// can be abandoned when a later member of the same name replaces it.
+type objMark struct {
+	depth int // len(d.starts) with the object open
+	path  int // len(d.path) outside the object's members
+}
+
+// enterObject is beginObject for generated struct decoders, which may need to
+// come back to the object after a member failed (see overridden).
+func (d *decoder) enterObject() (objMark, error) {
+	path := len(d.path)
+	if err := d.beginObject(); err != nil {
+		return objMark{}, err
+	}
+	return objMark{depth: len(d.starts), path: path}, nil
+}
+
+// memberSpan is one member of an object as overridden sees it.
+type memberSpan struct {
+	end        int  // offset just past the member's value
+	overridden bool // a later member has the same name
+}
+
+// overridden is called when member i (named key) of the object marked by o
+// failed to decode. JSON.parse, and the schema that validates its result,
+// only see the last of several members with one name, so if a later member
+// has the same name the failure does not count: the cursor moves past the
+// failed value, the object's state is restored, and true is returned.
+//
+// The first failure in an object scans the whole object once and caches
+// what it learnt, so hostile input with thousands of failing duplicates
+// costs linear time. A syntax error anywhere in the object means no
+// recovery: the original error stands.
+func (d *decoder) overridden(o objMark, i int) bool {
+	if o.depth == 0 || o.depth > len(d.starts) {
+		return false
+	}
+	start := d.starts[o.depth-1]
+	spans, ok := d.objects[start]
+	if !ok {
+		spans = d.scanMembers(start, maxDepth-o.depth)
+		if d.objects == nil {
+			d.objects = map[int][]memberSpan{}
+		}
+		d.objects[start] = spans
+	}
+	if i >= len(spans) || !spans[i].overridden {
+		return false
+	}
+	d.pos = spans[i].end
+	d.starts = d.starts[:o.depth]
+	d.path = d.path[:o.path]
+	return true
+}
+
+// scanMembers lists the members of the object whose '{' is at start; nil
+// when the object is not valid JSON.
+func (d *decoder) scanMembers(start, limit int) []memberSpan {
+	data := d.data
+	var spans []memberSpan
+	var names []string
+	i := start
+	for member := 0; ; member++ {
+		i = skipSpace(data, i+1)
+		if member == 0 && i < len(data) && data[i] == '}' {
+			break
+		}
+		if i >= len(data) || data[i] != '"' {
+			return nil
+		}
+		end, flags, serr := scanString(data, i)
+		if serr != nil {
+			return nil
+		}
+		names = append(names, string(d.quoted(data[i:end], flags)))
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return nil
+		}
+		if i, _, serr = scanValue(data, i+1, limit); serr != nil {
+			return nil
+		}
+		spans = append(spans, memberSpan{end: i})
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == '}' {
+			break
+		}
+		if i >= len(data) || data[i] != ',' {
+			return nil
+		}
+	}
+	later := make(map[string]bool, len(names))
+	for j := len(names) - 1; j >= 0; j-- {
+		spans[j].overridden = later[names[j]]
+		later[names[j]] = true
+	}
+	return spans
 }
 
 // ---- policy hooks -----------------------------------------------------------------

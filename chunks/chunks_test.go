@@ -110,9 +110,9 @@ func TestExpand(t *testing.T) {
 		{
 			name: "metadata on start and content, rawEvent on content only, metadata-only continuation",
 			in:   []agui.Event{opener, withMeta},
-			want: `{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant","metadata":{"a":1}}
-{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi ","rawEvent":{"p":1},"metadata":{"a":1}}
-{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"","metadata":{"usage":5}}
+			want: `{"type":"TEXT_MESSAGE_START","metadata":{"a":1},"messageId":"m1","role":"assistant"}
+{"type":"TEXT_MESSAGE_CONTENT","rawEvent":{"p":1},"metadata":{"a":1},"messageId":"m1","delta":"Hi "}
+{"type":"TEXT_MESSAGE_CONTENT","metadata":{"usage":5},"messageId":"m1","delta":""}
 `,
 		},
 		{
@@ -149,21 +149,21 @@ func TestExpand(t *testing.T) {
 			in:   []agui.Event{text("p", "1", ""), text("s", "2", "x"), text("", "3", ""), text("", "4", "x"), agui.NewRunError("boom")},
 			want: `{"type":"TEXT_MESSAGE_START","messageId":"p","role":"assistant"}
 {"type":"TEXT_MESSAGE_CONTENT","messageId":"p","delta":"1"}
-{"type":"TEXT_MESSAGE_START","messageId":"s","role":"assistant","subagentRunId":"x"}
-{"type":"TEXT_MESSAGE_CONTENT","messageId":"s","delta":"2","subagentRunId":"x"}
+{"type":"TEXT_MESSAGE_START","subagentRunId":"x","messageId":"s","role":"assistant"}
+{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"x","messageId":"s","delta":"2"}
 {"type":"TEXT_MESSAGE_CONTENT","messageId":"p","delta":"3"}
-{"type":"TEXT_MESSAGE_CONTENT","messageId":"s","delta":"4","subagentRunId":"x"}
+{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"x","messageId":"s","delta":"4"}
 {"type":"TEXT_MESSAGE_END","messageId":"p"}
-{"type":"TEXT_MESSAGE_END","messageId":"s","subagentRunId":"x"}
+{"type":"TEXT_MESSAGE_END","subagentRunId":"x","messageId":"s"}
 {"type":"RUN_ERROR","message":"boom"}
 `,
 		},
 		{
 			name: "the only open lane takes an untagged id-less chunk; content keeps the opener's tag",
 			in:   []agui.Event{text("s", "1", "x"), text("", "2", "")},
-			want: `{"type":"TEXT_MESSAGE_START","messageId":"s","role":"assistant","subagentRunId":"x"}
-{"type":"TEXT_MESSAGE_CONTENT","messageId":"s","delta":"1","subagentRunId":"x"}
-{"type":"TEXT_MESSAGE_CONTENT","messageId":"s","delta":"2","subagentRunId":"x"}
+			want: `{"type":"TEXT_MESSAGE_START","subagentRunId":"x","messageId":"s","role":"assistant"}
+{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"x","messageId":"s","delta":"1"}
+{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"x","messageId":"s","delta":"2"}
 `,
 		},
 		{
@@ -182,8 +182,8 @@ func TestExpand(t *testing.T) {
 			in:   []agui.Event{text("p", "1", ""), text("s", "2", "x"), agui.NewStepStarted("plan")},
 			want: `{"type":"TEXT_MESSAGE_START","messageId":"p","role":"assistant"}
 {"type":"TEXT_MESSAGE_CONTENT","messageId":"p","delta":"1"}
-{"type":"TEXT_MESSAGE_START","messageId":"s","role":"assistant","subagentRunId":"x"}
-{"type":"TEXT_MESSAGE_CONTENT","messageId":"s","delta":"2","subagentRunId":"x"}
+{"type":"TEXT_MESSAGE_START","subagentRunId":"x","messageId":"s","role":"assistant"}
+{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"x","messageId":"s","delta":"2"}
 {"type":"TEXT_MESSAGE_END","messageId":"p"}
 {"type":"STEP_STARTED","stepName":"plan"}
 `,
@@ -191,9 +191,9 @@ func TestExpand(t *testing.T) {
 		{
 			name: "a subagent's end closes its lane",
 			in:   []agui.Event{text("s", "1", "x"), agui.NewSubagentFinished("x")},
-			want: `{"type":"TEXT_MESSAGE_START","messageId":"s","role":"assistant","subagentRunId":"x"}
-{"type":"TEXT_MESSAGE_CONTENT","messageId":"s","delta":"1","subagentRunId":"x"}
-{"type":"TEXT_MESSAGE_END","messageId":"s","subagentRunId":"x"}
+			want: `{"type":"TEXT_MESSAGE_START","subagentRunId":"x","messageId":"s","role":"assistant"}
+{"type":"TEXT_MESSAGE_CONTENT","subagentRunId":"x","messageId":"s","delta":"1"}
+{"type":"TEXT_MESSAGE_END","subagentRunId":"x","messageId":"s"}
 {"type":"SUBAGENT_FINISHED","subagentRunId":"x"}
 `,
 		},

@@ -87,7 +87,8 @@ func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 		if hasUnion {
 			g.Id("dropped").Op(":=").False()
 		}
-		g.If(Err().Op(":=").Id("d").Dot("beginObject").Call(), Err().Op("!=").Nil()).Block(Return(Err()))
+		g.List(Id("o"), Err()).Op(":=").Id("d").Dot("enterObject").Call()
+		g.If(Err().Op("!=").Nil()).Block(Return(Err()))
 		g.For(Id("i").Op(":=").Lit(0), Empty(), Id("i").Op("++")).BlockFunc(func(loop *Group) {
 			loop.List(Id("key"), Id("more"), Err()).Op(":=").Id("d").Dot("key").Call(Id("i"))
 			loop.If(Err().Op("!=").Nil()).Block(Return(Err()))
@@ -96,6 +97,12 @@ func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 			loop.Switch(String().Call(Id("key"))).BlockFunc(func(sw *Group) {
 				for _, fl := range all {
 					sw.Case(Lit(fl.JSON)).BlockFunc(func(c *Group) {
+						if b, ok := bit[fl]; ok && fl.Type.Kind == KindStruct {
+							// Given twice: the last one wins whole, so
+							// nothing of the first may leak into it.
+							c.If(Id("seen").Op("&").Parens(Op(fmt.Sprintf("1 << %d", b))).Op("!=").Lit(0)).Block(
+								Id("v").Dot(fl.GoName).Op("=").Id(fl.Type.Struct.GoName).Values())
+						}
 						e.decodeField(c, fl)
 						if b, ok := bit[fl]; ok {
 							c.Id("seen").Op("|=").Op(fmt.Sprintf("1 << %d", b))
@@ -115,7 +122,12 @@ func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 					}
 				})
 			})
-			loop.If(Err().Op("!=").Nil()).Block(Return(Err()))
+			loop.If(Err().Op("!=").Nil()).BlockFunc(func(b *Group) {
+				b.If(Id("d").Dot("overridden").Call(Id("o"), Id("i"))).Block(
+					Comment("A later member of the same name replaces this one."),
+					Continue())
+				b.Return(Err())
+			})
 			loop.Id("d").Dot("pop").Call()
 		})
 		if hasUnion {

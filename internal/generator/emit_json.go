@@ -129,13 +129,14 @@ func (e *emitter) emitAppend(f *File, s *StructDef) {
 		var lit literal
 		lit.add("{")
 		state := 0 // 0: nothing written, 1: maybe written, 2: written
-		for _, fl := range s.Fields {
+		for i, fl := range s.Wire {
+			if s.Embeds != nil && i == s.EmbedAt {
+				e.appendEmbedded(g, &lit, s, state)
+			}
 			e.appendField(g, &lit, s, fl, &state)
 		}
-		if s.Embeds != nil {
-			lit.flush(g)
-			g.List(Id("dst"), Err()).Op("=").Id("v").Dot(s.Embeds.GoName).Dot("appendJSON").Call(Id("dst"), Lit(s.GoName))
-			g.Add(passErr())
+		if s.Embeds != nil && s.EmbedAt == len(s.Wire) {
+			e.appendEmbedded(g, &lit, s, state)
 		}
 		if s.Open {
 			lit.flush(g)
@@ -146,6 +147,17 @@ func (e *emitter) emitAppend(f *File, s *StructDef) {
 		lit.flush(g)
 		g.Return(Id("dst"), Nil())
 	})
+}
+
+// appendEmbedded emits the call of the embedded mixin's helper, which writes
+// each member after a comma: something must have been written before it.
+func (e *emitter) appendEmbedded(g *Group, lit *literal, s *StructDef, state int) {
+	if state != 2 {
+		panic(fmt.Sprintf("%s: the embedded members must follow a required member", s.Name))
+	}
+	lit.flush(g)
+	g.List(Id("dst"), Err()).Op("=").Id("v").Dot(s.Embeds.GoName).Dot("appendJSON").Call(Id("dst"), Lit(s.GoName))
+	g.Add(passErr())
 }
 
 // emitAppendBase writes the helper that appends the embedded base members;

@@ -341,11 +341,12 @@ func (r *resolver) define(name string, d *node) error {
 	return nil
 }
 
-// fields collects a struct's properties and orders them for the wire:
-// the discriminating constant, then the required members it inherits (a
+// fields collects a struct's properties and orders them for Go: the
+// discriminating constant, then the required members it inherits (a
 // message's id), then its own properties in schema order, then the optional
 // members it inherits (subagentRunId). Members of the embedded mixin
-// (EventBase) are written last, by the mixin's own encoder. A property the
+// (EventBase) live in the mixin. The encoder uses another order, s.Wire
+// (see wireOrder). A property the
 // definition redeclares (a const role over BaseMessage's string role) keeps
 // the definition's schema and position.
 func (r *resolver) fields(d *node, s *StructDef) ([]*Field, error) {
@@ -433,7 +434,71 @@ func (r *resolver) fields(d *node, s *StructDef) ([]*Field, error) {
 			inheritedOpt = append(inheritedOpt, f)
 		}
 	}
-	return slices.Concat(disc, inheritedReq, own, inheritedOpt), nil
+	all := slices.Concat(disc, inheritedReq, own, inheritedOpt)
+	s.Wire, s.EmbedAt = r.wireOrder(d, all)
+	return all, nil
+}
+
+// embedMark stands for the embedded mixin's members in a declaration order.
+const embedMark = "\x00embed"
+
+// wireOrder is the order the encoder writes members in: declaration order,
+// in which a definition's allOf mixins come first (recursively, in order) and
+// then its own properties, a redeclared property keeping the position of its
+// first declaration. It is the key order of the object @ag-ui/core's zod
+// schemas build when parsing, so the reference encoder writes the same bytes.
+// The embedded mixin's members (written by their own helper) are one block,
+// whose position in the result is embedAt (-1 when there is none).
+func (r *resolver) wireOrder(d *node, fields []*Field) (wire []*Field, embedAt int) {
+	var names []string
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			names = append(names, k)
+		}
+	}
+	var visit func(def *node)
+	visit = func(def *node) {
+		for _, mixin := range r.allOf(def) {
+			if emb := r.structs[mixin]; emb != nil && emb == r.model.Embed {
+				// The mixin's discriminator leads its block, wherever the
+				// schema declares it: the block's helper writes each member
+				// after a comma.
+				for _, f := range emb.Fields {
+					if f.JSON == "type" {
+						add("type")
+					}
+				}
+				add(embedMark)
+				continue
+			}
+			if md := r.def(mixin); md != nil {
+				visit(md)
+			}
+		}
+		if props := def.get("properties"); props != nil {
+			for _, k := range props.keys {
+				add(k)
+			}
+		}
+	}
+	visit(d)
+	byName := map[string]*Field{}
+	for _, f := range fields {
+		byName[f.JSON] = f
+	}
+	embedAt = -1
+	for _, k := range names {
+		if k == embedMark {
+			embedAt = len(wire)
+			continue
+		}
+		if f := byName[k]; f != nil {
+			wire = append(wire, f)
+		}
+	}
+	return wire, embedAt
 }
 
 // discOf guesses the discriminator before unions are linked: events and parts

@@ -77,7 +77,9 @@ type StructDef struct {
 	Name     string // definition name in the schema
 	GoName   string
 	Doc      string
-	Fields   []*Field    // wire order: discriminator, own properties, then mixins'
+	Fields   []*Field    // Go order: discriminator, inherited required, own properties, inherited optional
+	Wire     []*Field    // encoding order: declaration order, mixins first (see wireOrder)
+	EmbedAt  int         // index in Wire before which the embedded mixin's members go; -1 for none
 	Open     bool        // keeps unknown members (JSON Patch operations)
 	Embeds   *StructDef  // embedded mixin (EventBase), if any
 	Disc     *Field      // the discriminating constant, when the struct is a union variant

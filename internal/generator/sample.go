@@ -117,3 +117,27 @@ func sampleValue(b *strings.Builder, t *TypeRef, name string, depth int) {
 		b.WriteString(`[{"type":"text","text":"hi"},{"type":"image","source":{"type":"url","value":"https://x"}},{"type":"document","source":{"type":"file","value":"f1","provider":"openai"}}]`)
 	}
 }
+
+// WireOrder lists the JSON names of s's members in the order the encoder
+// writes them, the embedded mixin's members included.
+func WireOrder(s *StructDef) []string {
+	var out []string
+	for i, f := range s.Wire {
+		if s.Embeds != nil && i == s.EmbedAt {
+			for _, ef := range s.Embeds.Wire {
+				if ef.JSON != "type" {
+					out = append(out, ef.JSON)
+				}
+			}
+		}
+		out = append(out, f.JSON)
+	}
+	if s.Embeds != nil && s.EmbedAt == len(s.Wire) {
+		for _, ef := range s.Embeds.Wire {
+			if ef.JSON != "type" {
+				out = append(out, ef.JSON)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,50 @@
+package interop
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"testing"
+
+	"github.com/agui-go/sdk/internal/generator"
+)
+
+// TestWireOrderMatchesReference compares, for every definition of our schema
+// that @ag-ui/core also declares, the order our encoder writes members in with
+// the order of the reference's zod schema, which is the order of the objects a
+// TypeScript peer parses and then encodes. TestEncoderParity checks the bytes
+// of the events we have; this covers every nested type, present or not.
+func TestWireOrderMatchesReference(t *testing.T) {
+	dir, err := NodeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "shapes.mjs")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var shapes map[string][]string
+	if err := json.Unmarshal(out, &shapes); err != nil {
+		t.Fatal(err)
+	}
+	m, err := generator.Load("../../schema/events.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, s := range m.Structs {
+		want, ok := shapes[s.Name]
+		if !ok {
+			continue
+		}
+		compared++
+		if got := generator.WireOrder(s); !slices.Equal(got, want) {
+			t.Errorf("%s: we write %v, the reference %v", s.Name, got, want)
+		}
+	}
+	if compared < len(m.Structs)-2 {
+		t.Errorf("compared %d of %d definitions", compared, len(m.Structs))
+	}
+}
