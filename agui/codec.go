@@ -83,7 +83,7 @@ func decodeContent(d *decoder) (Content, error) {
 		s, err := d.str()
 		return Content{text: s}, err
 	case '[':
-		parts, err := decodeContentPartList(d)
+		parts, err := decodeUnionList(d, decodeContentPartUnion)
 		return Content{parts: parts, isParts: true}, err
 	}
 	return Content{}, d.mismatch("string or array of content parts")

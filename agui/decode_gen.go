@@ -8,17 +8,14 @@ import "strconv"
 // decodeJSON reads one TextMessageStartEvent object at the cursor.
 func (v *TextMessageStart) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "messageId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -45,47 +42,27 @@ func (v *TextMessageStart) decodeJSON(d *decoder) error {
 			err = d.optString(&v.Name, false)
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	return nil
 }
 
 // decodeJSON reads one TextMessageContentEvent object at the cursor.
 func (v *TextMessageContent) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "messageId", "delta")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -100,50 +77,27 @@ func (v *TextMessageContent) decodeJSON(d *decoder) error {
 			seen |= 1 << 2
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("delta")
-	}
-	return nil
 }
 
 // decodeJSON reads one TextMessageEndEvent object at the cursor.
 func (v *TextMessageEnd) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "messageId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -155,47 +109,27 @@ func (v *TextMessageEnd) decodeJSON(d *decoder) error {
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	return nil
 }
 
 // decodeJSON reads one TextMessageChunkEvent object at the cursor.
 func (v *TextMessageChunk) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x1) {
+				err = d.missingOf(seen, "type")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -223,44 +157,27 @@ func (v *TextMessageChunk) decodeJSON(d *decoder) error {
 			err = d.optString(&v.Name, false)
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	return nil
 }
 
 // decodeJSON reads one ToolCallStartEvent object at the cursor.
 func (v *ToolCallStart) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "toolCallId", "toolCallName")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -277,50 +194,27 @@ func (v *ToolCallStart) decodeJSON(d *decoder) error {
 			err = d.optString(&v.ParentMessageID, true)
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("toolCallId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("toolCallName")
-	}
-	return nil
 }
 
 // decodeJSON reads one ToolCallArgsEvent object at the cursor.
 func (v *ToolCallArgs) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "toolCallId", "delta")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -335,50 +229,27 @@ func (v *ToolCallArgs) decodeJSON(d *decoder) error {
 			seen |= 1 << 2
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("toolCallId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("delta")
-	}
-	return nil
 }
 
 // decodeJSON reads one ToolCallEndEvent object at the cursor.
 func (v *ToolCallEnd) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "toolCallId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -390,47 +261,27 @@ func (v *ToolCallEnd) decodeJSON(d *decoder) error {
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("toolCallId")
-	}
-	return nil
 }
 
 // decodeJSON reads one ToolCallChunkEvent object at the cursor.
 func (v *ToolCallChunk) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x1) {
+				err = d.missingOf(seen, "type")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -447,44 +298,27 @@ func (v *ToolCallChunk) decodeJSON(d *decoder) error {
 			err = d.optString(&v.Delta, false)
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	return nil
 }
 
 // decodeJSON reads one ToolCallResultEvent object at the cursor.
 func (v *ToolCallResult) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0xf) {
+				err = d.missingOf(seen, "type", "messageId", "toolCallId", "content")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -507,53 +341,27 @@ func (v *ToolCallResult) decodeJSON(d *decoder) error {
 			}
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("toolCallId")
-	}
-	if seen&(1<<3) == 0 {
-		return d.missing("content")
-	}
-	return nil
 }
 
 // decodeJSON reads one StateSnapshotEvent object at the cursor.
 func (v *StateSnapshot) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "snapshot")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -565,47 +373,27 @@ func (v *StateSnapshot) decodeJSON(d *decoder) error {
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("snapshot")
-	}
-	return nil
 }
 
 // decodeJSON reads one StateDeltaEvent object at the cursor.
 func (v *StateDelta) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "delta")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -613,51 +401,31 @@ func (v *StateDelta) decodeJSON(d *decoder) error {
 			err = d.constString("STATE_DELTA")
 			seen |= 1 << 0
 		case "delta":
-			v.Delta, err = decodeJSONPatchOperationList(d)
+			v.Delta, err = decodeUnionList(d, decodeJSONPatchOperationUnion)
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("delta")
-	}
-	return nil
 }
 
 // decodeJSON reads one MessagesSnapshotEvent object at the cursor.
 func (v *MessagesSnapshot) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "messages")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -665,49 +433,29 @@ func (v *MessagesSnapshot) decodeJSON(d *decoder) error {
 			err = d.constString("MESSAGES_SNAPSHOT")
 			seen |= 1 << 0
 		case "messages":
-			v.Messages, err = decodeMessageList(d)
+			v.Messages, err = decodeUnionList(d, decodeMessageUnion)
 			seen |= 1 << 1
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messages")
-	}
-	return nil
 }
 
 // decodeJSON reads one ActivitySnapshotEvent object at the cursor.
 func (v *ActivitySnapshot) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0xf) {
+				err = d.missingOf(seen, "type", "messageId", "activityType", "content")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -727,53 +475,27 @@ func (v *ActivitySnapshot) decodeJSON(d *decoder) error {
 			err = d.optBool(&v.Replace, false)
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("activityType")
-	}
-	if seen&(1<<3) == 0 {
-		return d.missing("content")
-	}
-	return nil
 }
 
 // decodeJSON reads one ActivityDeltaEvent object at the cursor.
 func (v *ActivityDelta) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0xf) {
+				err = d.missingOf(seen, "type", "messageId", "activityType", "patch")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -787,57 +509,31 @@ func (v *ActivityDelta) decodeJSON(d *decoder) error {
 			v.ActivityType, err = d.str()
 			seen |= 1 << 2
 		case "patch":
-			v.Patch, err = decodeJSONPatchOperationList(d)
+			v.Patch, err = decodeUnionList(d, decodeJSONPatchOperationUnion)
 			seen |= 1 << 3
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("activityType")
-	}
-	if seen&(1<<3) == 0 {
-		return d.missing("patch")
-	}
-	return nil
 }
 
 // decodeJSON reads one RawEvent object at the cursor.
 func (v *Raw) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "event")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -851,47 +547,27 @@ func (v *Raw) decodeJSON(d *decoder) error {
 			err = d.optString(&v.Source, false)
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("event")
-	}
-	return nil
 }
 
 // decodeJSON reads one CustomEvent object at the cursor.
 func (v *Custom) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "name", "value")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -906,50 +582,27 @@ func (v *Custom) decodeJSON(d *decoder) error {
 			seen |= 1 << 2
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("name")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("value")
-	}
-	return nil
 }
 
 // decodeJSON reads one RunStartedEvent object at the cursor.
 func (v *RunStarted) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "threadId", "runId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -976,51 +629,27 @@ func (v *RunStarted) decodeJSON(d *decoder) error {
 					v.Input = x
 				}
 			}
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("threadId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("runId")
-	}
-	return nil
 }
 
 // decodeJSON reads one RunFinishedEvent object at the cursor.
 func (v *RunFinished) decodeJSON(d *decoder) error {
 	var seen uint64
-	dropped := false
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "threadId", "runId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1048,55 +677,29 @@ func (v *RunFinished) decodeJSON(d *decoder) error {
 			if d.isNull() {
 				err = d.nullOptional(false)
 			} else {
-				v.Usage, err = decodeTokenUsageList(d)
+				v.Usage, err = decodeStructList[TokenUsage](d)
 			}
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if dropped {
-		return errDropped
-	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("threadId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("runId")
-	}
-	return nil
 }
 
 // decodeJSON reads one RunErrorEvent object at the cursor.
 func (v *RunError) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "message")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1112,49 +715,29 @@ func (v *RunError) decodeJSON(d *decoder) error {
 			if d.isNull() {
 				err = d.nullOptional(false)
 			} else {
-				v.Usage, err = decodeTokenUsageList(d)
+				v.Usage, err = decodeStructList[TokenUsage](d)
 			}
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("message")
-	}
-	return nil
 }
 
 // decodeJSON reads one StepStartedEvent object at the cursor.
 func (v *StepStarted) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "stepName")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1166,47 +749,27 @@ func (v *StepStarted) decodeJSON(d *decoder) error {
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("stepName")
-	}
-	return nil
 }
 
 // decodeJSON reads one StepFinishedEvent object at the cursor.
 func (v *StepFinished) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "stepName")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1218,47 +781,27 @@ func (v *StepFinished) decodeJSON(d *decoder) error {
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("stepName")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningStartEvent object at the cursor.
 func (v *ReasoningStart) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "messageId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1270,47 +813,27 @@ func (v *ReasoningStart) decodeJSON(d *decoder) error {
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningMessageStartEvent object at the cursor.
 func (v *ReasoningMessageStart) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "messageId", "role")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1325,50 +848,27 @@ func (v *ReasoningMessageStart) decodeJSON(d *decoder) error {
 			seen |= 1 << 2
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("role")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningMessageContentEvent object at the cursor.
 func (v *ReasoningMessageContent) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "messageId", "delta")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1383,50 +883,27 @@ func (v *ReasoningMessageContent) decodeJSON(d *decoder) error {
 			seen |= 1 << 2
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("delta")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningMessageEndEvent object at the cursor.
 func (v *ReasoningMessageEnd) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "messageId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1438,47 +915,27 @@ func (v *ReasoningMessageEnd) decodeJSON(d *decoder) error {
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningMessageChunkEvent object at the cursor.
 func (v *ReasoningMessageChunk) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x1) {
+				err = d.missingOf(seen, "type")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1491,44 +948,27 @@ func (v *ReasoningMessageChunk) decodeJSON(d *decoder) error {
 			err = d.optString(&v.Delta, false)
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningEndEvent object at the cursor.
 func (v *ReasoningEnd) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "messageId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1540,47 +980,27 @@ func (v *ReasoningEnd) decodeJSON(d *decoder) error {
 			seen |= 1 << 1
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("messageId")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningEncryptedValueEvent object at the cursor.
 func (v *ReasoningEncryptedValue) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0xf) {
+				err = d.missingOf(seen, "type", "subtype", "entityId", "encryptedValue")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1605,53 +1025,27 @@ func (v *ReasoningEncryptedValue) decodeJSON(d *decoder) error {
 			seen |= 1 << 3
 		case "subagentRunId":
 			err = d.optString(&v.SubagentRunID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("subtype")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("entityId")
-	}
-	if seen&(1<<3) == 0 {
-		return d.missing("encryptedValue")
-	}
-	return nil
 }
 
 // decodeJSON reads one SubagentStartedEvent object at the cursor.
 func (v *SubagentStarted) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "subagentRunId", "name")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1672,51 +1066,27 @@ func (v *SubagentStarted) decodeJSON(d *decoder) error {
 			err = d.optString(&v.ParentToolCallID, false)
 		case "parentMessageId":
 			err = d.optString(&v.ParentMessageID, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("subagentRunId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("name")
-	}
-	return nil
 }
 
 // decodeJSON reads one SubagentFinishedEvent object at the cursor.
 func (v *SubagentFinished) decodeJSON(d *decoder) error {
 	var seen uint64
-	dropped := false
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "subagentRunId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1737,50 +1107,27 @@ func (v *SubagentFinished) decodeJSON(d *decoder) error {
 					err = nil
 				}
 			}
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if dropped {
-		return errDropped
-	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("subagentRunId")
-	}
-	return nil
 }
 
 // decodeJSON reads one SubagentErrorEvent object at the cursor.
 func (v *SubagentError) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "subagentRunId", "message")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1795,50 +1142,27 @@ func (v *SubagentError) decodeJSON(d *decoder) error {
 			seen |= 1 << 2
 		case "code":
 			err = d.optString(&v.Code, false)
-		case "timestamp":
-			err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
-		case "rawEvent":
-			err = d.optRaw(&v.RawEvent, false, true)
-		case "metadata":
-			err = d.optRaw(&v.Metadata, true, false)
 		default:
-			err = d.unknown(key)
+			err = v.EventBase.decodeMember(d, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("subagentRunId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("message")
-	}
-	return nil
 }
 
 // decodeJSON reads one RunFinishedSuccessOutcome object at the cursor.
 func (v *RunFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x1) {
+				err = d.missingOf(seen, "type")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1854,35 +1178,24 @@ func (v *RunFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	return nil
 }
 
 // decodeJSON reads one RunFinishedInterruptOutcome object at the cursor.
 func (v *RunFinishedInterruptOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "interrupts")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1890,7 +1203,7 @@ func (v *RunFinishedInterruptOutcome) decodeJSON(d *decoder) error {
 			err = d.constString("interrupt")
 			seen |= 1 << 0
 		case "interrupts":
-			v.Interrupts, err = decodeInterruptList(d)
+			v.Interrupts, err = decodeStructList[Interrupt](d)
 			if err == nil && len(v.Interrupts) < 1 {
 				err = d.fail(reasonMinItems(1))
 			}
@@ -1898,38 +1211,24 @@ func (v *RunFinishedInterruptOutcome) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("interrupts")
-	}
-	return nil
 }
 
 // decodeJSON reads one RunFinishedCancelledOutcome object at the cursor.
 func (v *RunFinishedCancelledOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x1) {
+				err = d.missingOf(seen, "type")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1939,35 +1238,24 @@ func (v *RunFinishedCancelledOutcome) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	return nil
 }
 
 // decodeJSON reads one SubagentFinishedSuccessOutcome object at the cursor.
 func (v *SubagentFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x1) {
+				err = d.missingOf(seen, "type")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -1977,35 +1265,24 @@ func (v *SubagentFinishedSuccessOutcome) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	return nil
 }
 
 // decodeJSON reads one SubagentFinishedSuspendedOutcome object at the cursor.
 func (v *SubagentFinishedSuspendedOutcome) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x1) {
+				err = d.missingOf(seen, "type")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2021,35 +1298,24 @@ func (v *SubagentFinishedSuspendedOutcome) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	return nil
 }
 
 // decodeJSON reads one Interrupt object at the cursor.
 func (v *Interrupt) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "id", "reason")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2074,38 +1340,24 @@ func (v *Interrupt) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("id")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("reason")
-	}
-	return nil
 }
 
 // decodeJSON reads one ResumeEntry object at the cursor.
 func (v *ResumeEntry) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "interruptId", "status")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2129,37 +1381,20 @@ func (v *ResumeEntry) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("interruptId")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("status")
-	}
-	return nil
 }
 
 // decodeJSON reads one TokenUsage object at the cursor.
 func (v *TokenUsage) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2182,32 +1417,24 @@ func (v *TokenUsage) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one DeveloperMessage object at the cursor.
 func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "role", "id", "content")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2231,41 +1458,24 @@ func (v *DeveloperMessage) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("role")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("id")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("content")
-	}
-	return nil
 }
 
 // decodeJSON reads one SystemMessage object at the cursor.
 func (v *SystemMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "role", "id", "content")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2289,41 +1499,24 @@ func (v *SystemMessage) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("role")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("id")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("content")
-	}
-	return nil
 }
 
 // decodeJSON reads one AssistantMessage object at the cursor.
 func (v *AssistantMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "role", "id")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2339,7 +1532,7 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 			if d.isNull() {
 				err = d.nullOptional(false)
 			} else {
-				v.ToolCalls, err = decodeToolCallList(d)
+				v.ToolCalls, err = decodeStructList[ToolCall](d)
 			}
 		case "name":
 			err = d.optString(&v.Name, false)
@@ -2352,38 +1545,24 @@ func (v *AssistantMessage) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("role")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("id")
-	}
-	return nil
 }
 
 // decodeJSON reads one UserMessage object at the cursor.
 func (v *UserMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "role", "id", "content")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2407,41 +1586,24 @@ func (v *UserMessage) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("role")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("id")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("content")
-	}
-	return nil
 }
 
 // decodeJSON reads one ToolMessage object at the cursor.
 func (v *ToolMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0xf) {
+				err = d.missingOf(seen, "role", "id", "content", "toolCallId")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2468,44 +1630,24 @@ func (v *ToolMessage) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("role")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("id")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("content")
-	}
-	if seen&(1<<3) == 0 {
-		return d.missing("toolCallId")
-	}
-	return nil
 }
 
 // decodeJSON reads one ActivityMessage object at the cursor.
 func (v *ActivityMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0xf) {
+				err = d.missingOf(seen, "role", "id", "activityType", "content")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2528,44 +1670,24 @@ func (v *ActivityMessage) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("role")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("id")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("activityType")
-	}
-	if seen&(1<<3) == 0 {
-		return d.missing("content")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningMessage object at the cursor.
 func (v *ReasoningMessage) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "role", "id", "content")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2587,41 +1709,24 @@ func (v *ReasoningMessage) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("role")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("id")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("content")
-	}
-	return nil
 }
 
 // decodeJSON reads one ToolCall object at the cursor.
 func (v *ToolCall) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "id", "function")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2644,41 +1749,24 @@ func (v *ToolCall) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("id")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("function")
-	}
-	return nil
 }
 
 // decodeJSON reads one FunctionCall object at the cursor.
 func (v *FunctionCall) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "name", "arguments")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2691,38 +1779,24 @@ func (v *FunctionCall) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("arguments")
-	}
-	return nil
 }
 
 // decodeJSON reads one TextPart object at the cursor.
 func (v *TextPart) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "text")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2739,39 +1813,28 @@ func (v *TextPart) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("text")
-	}
-	return nil
 }
 
 // decodeJSON reads one ImagePart object at the cursor.
 func (v *ImagePart) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && dropped {
+				err = errDropped
+			}
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "source")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2792,42 +1855,28 @@ func (v *ImagePart) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if dropped {
-		return errDropped
-	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("source")
-	}
-	return nil
 }
 
 // decodeJSON reads one AudioPart object at the cursor.
 func (v *AudioPart) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && dropped {
+				err = errDropped
+			}
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "source")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2848,42 +1897,28 @@ func (v *AudioPart) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if dropped {
-		return errDropped
-	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("source")
-	}
-	return nil
 }
 
 // decodeJSON reads one VideoPart object at the cursor.
 func (v *VideoPart) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && dropped {
+				err = errDropped
+			}
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "source")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2904,42 +1939,28 @@ func (v *VideoPart) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if dropped {
-		return errDropped
-	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("source")
-	}
-	return nil
 }
 
 // decodeJSON reads one DocumentPart object at the cursor.
 func (v *DocumentPart) decodeJSON(d *decoder) error {
 	var seen uint64
 	dropped := false
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && dropped {
+				err = errDropped
+			}
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "source")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -2960,41 +1981,24 @@ func (v *DocumentPart) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if dropped {
-		return errDropped
-	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("source")
-	}
-	return nil
 }
 
 // decodeJSON reads one DataSource object at the cursor.
 func (v *DataSource) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "type", "value", "mimeType")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3010,41 +2014,24 @@ func (v *DataSource) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("value")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("mimeType")
-	}
-	return nil
 }
 
 // decodeJSON reads one UrlSource object at the cursor.
 func (v *URLSource) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "value")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3059,38 +2046,24 @@ func (v *URLSource) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("value")
-	}
-	return nil
 }
 
 // decodeJSON reads one FileSource object at the cursor.
 func (v *FileSource) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "type", "value")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3107,38 +2080,24 @@ func (v *FileSource) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("type")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("value")
-	}
-	return nil
 }
 
 // decodeJSON reads one Context object at the cursor.
 func (v *Context) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "description", "value")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3151,38 +2110,24 @@ func (v *Context) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("description")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("value")
-	}
-	return nil
 }
 
 // decodeJSON reads one Tool object at the cursor.
 func (v *Tool) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "name", "description")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3199,38 +2144,24 @@ func (v *Tool) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("name")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("description")
-	}
-	return nil
 }
 
 // decodeJSON reads one RunAgentInput object at the cursor.
 func (v *RunAgentInput) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "threadId", "runId", "messages")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3251,19 +2182,19 @@ func (v *RunAgentInput) decodeJSON(d *decoder) error {
 				v.State, err = d.raw()
 			}
 		case "messages":
-			v.Messages, err = decodeMessageList(d)
+			v.Messages, err = decodeUnionList(d, decodeMessageUnion)
 			seen |= 1 << 2
 		case "tools":
 			if d.isNull() {
 				err = d.nullOptional(false)
 			} else {
-				v.Tools, err = decodeToolList(d)
+				v.Tools, err = decodeStructList[Tool](d)
 			}
 		case "context":
 			if d.isNull() {
 				err = d.nullOptional(false)
 			} else {
-				v.Context, err = decodeContextList(d)
+				v.Context, err = decodeStructList[Context](d)
 			}
 		case "forwardedProps":
 			err = d.optRaw(&v.ForwardedProps, false, true)
@@ -3271,46 +2202,29 @@ func (v *RunAgentInput) decodeJSON(d *decoder) error {
 			if d.isNull() {
 				err = d.nullOptional(false)
 			} else {
-				v.Resume, err = decodeResumeEntryList(d)
+				v.Resume, err = decodeStructList[ResumeEntry](d)
 			}
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("threadId")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("runId")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("messages")
-	}
-	return nil
 }
 
 // decodeJSON reads one SubagentInfo object at the cursor.
 func (v *SubagentInfo) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x1) {
+				err = d.missingOf(seen, "name")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3322,34 +2236,20 @@ func (v *SubagentInfo) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("name")
-	}
-	return nil
 }
 
 // decodeJSON reads one IdentityCapabilities object at the cursor.
 func (v *IdentityCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3370,31 +2270,20 @@ func (v *IdentityCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one TransportCapabilities object at the cursor.
 func (v *TransportCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3411,31 +2300,20 @@ func (v *TransportCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one ToolsCapabilities object at the cursor.
 func (v *ToolsCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3445,7 +2323,7 @@ func (v *ToolsCapabilities) decodeJSON(d *decoder) error {
 			if d.isNull() {
 				err = d.nullOptional(false)
 			} else {
-				v.Items, err = decodeToolList(d)
+				v.Items, err = decodeStructList[Tool](d)
 			}
 		case "parallelCalls":
 			err = d.optBool(&v.ParallelCalls, false)
@@ -3454,31 +2332,20 @@ func (v *ToolsCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one OutputCapabilities object at the cursor.
 func (v *OutputCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3493,31 +2360,20 @@ func (v *OutputCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one StateCapabilities object at the cursor.
 func (v *StateCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3532,31 +2388,20 @@ func (v *StateCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one MultiAgentCapabilities object at the cursor.
 func (v *MultiAgentCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3570,36 +2415,25 @@ func (v *MultiAgentCapabilities) decodeJSON(d *decoder) error {
 			if d.isNull() {
 				err = d.nullOptional(false)
 			} else {
-				v.Subagents, err = decodeSubagentInfoList(d)
+				v.Subagents, err = decodeStructList[SubagentInfo](d)
 			}
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one ReasoningCapabilities object at the cursor.
 func (v *ReasoningCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3612,31 +2446,20 @@ func (v *ReasoningCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one MultimodalInputCapabilities object at the cursor.
 func (v *MultimodalInputCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3653,31 +2476,20 @@ func (v *MultimodalInputCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one MultimodalOutputCapabilities object at the cursor.
 func (v *MultimodalOutputCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3688,31 +2500,20 @@ func (v *MultimodalOutputCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one MultimodalCapabilities object at the cursor.
 func (v *MultimodalCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3739,31 +2540,20 @@ func (v *MultimodalCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one ExecutionCapabilities object at the cursor.
 func (v *ExecutionCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3778,31 +2568,20 @@ func (v *ExecutionCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one HumanInTheLoopCapabilities object at the cursor.
 func (v *HumanInTheLoopCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3821,31 +2600,20 @@ func (v *HumanInTheLoopCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one AgentCapabilities object at the cursor.
 func (v *AgentCapabilities) decodeJSON(d *decoder) error {
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3954,32 +2722,24 @@ func (v *AgentCapabilities) decodeJSON(d *decoder) error {
 		default:
 			err = d.unknown(key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	return nil
 }
 
 // decodeJSON reads one AddOperation object at the cursor.
 func (v *AddOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "op", "path", "value")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -3996,48 +2756,26 @@ func (v *AddOperation) decodeJSON(d *decoder) error {
 			v.Value, err = d.raw()
 			seen |= 1 << 2
 		default:
-			var raw []byte
-			raw, err = d.raw()
-			v.Extra = append(v.Extra, RawMember{
-				Name:  string(key),
-				Value: raw,
-			})
+			err = d.extra(&v.Extra, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("op")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("path")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("value")
-	}
-	return nil
 }
 
 // decodeJSON reads one RemoveOperation object at the cursor.
 func (v *RemoveOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x3) {
+				err = d.missingOf(seen, "op", "path")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -4051,45 +2789,26 @@ func (v *RemoveOperation) decodeJSON(d *decoder) error {
 			}
 			seen |= 1 << 1
 		default:
-			var raw []byte
-			raw, err = d.raw()
-			v.Extra = append(v.Extra, RawMember{
-				Name:  string(key),
-				Value: raw,
-			})
+			err = d.extra(&v.Extra, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("op")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("path")
-	}
-	return nil
 }
 
 // decodeJSON reads one ReplaceOperation object at the cursor.
 func (v *ReplaceOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "op", "path", "value")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -4106,48 +2825,26 @@ func (v *ReplaceOperation) decodeJSON(d *decoder) error {
 			v.Value, err = d.raw()
 			seen |= 1 << 2
 		default:
-			var raw []byte
-			raw, err = d.raw()
-			v.Extra = append(v.Extra, RawMember{
-				Name:  string(key),
-				Value: raw,
-			})
+			err = d.extra(&v.Extra, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("op")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("path")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("value")
-	}
-	return nil
 }
 
 // decodeJSON reads one MoveOperation object at the cursor.
 func (v *MoveOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "op", "from", "path")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -4167,48 +2864,26 @@ func (v *MoveOperation) decodeJSON(d *decoder) error {
 			}
 			seen |= 1 << 2
 		default:
-			var raw []byte
-			raw, err = d.raw()
-			v.Extra = append(v.Extra, RawMember{
-				Name:  string(key),
-				Value: raw,
-			})
+			err = d.extra(&v.Extra, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("op")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("from")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("path")
-	}
-	return nil
 }
 
 // decodeJSON reads one CopyOperation object at the cursor.
 func (v *CopyOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "op", "from", "path")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -4228,48 +2903,26 @@ func (v *CopyOperation) decodeJSON(d *decoder) error {
 			}
 			seen |= 1 << 2
 		default:
-			var raw []byte
-			raw, err = d.raw()
-			v.Extra = append(v.Extra, RawMember{
-				Name:  string(key),
-				Value: raw,
-			})
+			err = d.extra(&v.Extra, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("op")
-	}
-	if seen&(1<<1) == 0 {
-		return d.missing("from")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("path")
-	}
-	return nil
 }
 
 // decodeJSON reads one TestOperation object at the cursor.
 func (v *TestOperation) decodeJSON(d *decoder) error {
 	var seen uint64
-	o, err := d.enterObject()
-	if err != nil {
-		return err
-	}
+	var o objMark
 	for i := 0; ; i++ {
-		key, more, err := d.key(i)
-		if err != nil {
-			return err
-		}
+		key, more, err := d.member(&o, i)
 		if !more {
-			break
+			if err == nil && seen != uint64(0x7) {
+				err = d.missingOf(seen, "op", "path", "value")
+			}
+			return err
 		}
 		d.push(key)
 		switch string(key) {
@@ -4286,1561 +2939,682 @@ func (v *TestOperation) decodeJSON(d *decoder) error {
 			v.Value, err = d.raw()
 			seen |= 1 << 2
 		default:
-			var raw []byte
-			raw, err = d.raw()
-			v.Extra = append(v.Extra, RawMember{
-				Name:  string(key),
-				Value: raw,
-			})
+			err = d.extra(&v.Extra, key)
 		}
-		if err != nil {
-			if d.overridden(o, i) {
-				// A later member of the same name replaces this one.
-				continue
-			}
+		if err != nil && !d.overridden(o, i) {
 			return err
 		}
 		d.pop()
 	}
-	if seen&(1<<0) == 0 {
-		return d.missing("op")
+}
+
+// decodeMember reads the BaseEvent member named key, or rejects an unknown one.
+func (v *EventBase) decodeMember(d *decoder, key []byte) (err error) {
+	switch string(key) {
+	case "timestamp":
+		err = d.optInt(&v.Timestamp, int64(-9007199254740991), int64(9007199254740991), false)
+	case "rawEvent":
+		err = d.optRaw(&v.RawEvent, false, true)
+	case "metadata":
+		err = d.optRaw(&v.Metadata, true, false)
+	default:
+		err = d.unknown(key)
 	}
-	if seen&(1<<1) == 0 {
-		return d.missing("path")
-	}
-	if seen&(1<<2) == 0 {
-		return d.missing("value")
-	}
-	return nil
+	return err
 }
 
 // decodeEventUnion reads one Event, choosing the variant by "type".
 func decodeEventUnion(d *decoder) (Event, error) {
-	if d.peekKind() != '{' {
-		return nil, d.beginObject()
-	}
-	disc, found, err := d.findString("type")
+	disc, err := d.discriminator("type")
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, d.missing("type")
+	var v interface {
+		Event
+		decodeJSON(*decoder) error
 	}
 	switch disc {
 	case "TEXT_MESSAGE_START":
-		v := new(TextMessageStart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(TextMessageStart)
 	case "TEXT_MESSAGE_CONTENT":
-		v := new(TextMessageContent)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(TextMessageContent)
 	case "TEXT_MESSAGE_END":
-		v := new(TextMessageEnd)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(TextMessageEnd)
 	case "TEXT_MESSAGE_CHUNK":
-		v := new(TextMessageChunk)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(TextMessageChunk)
 	case "TOOL_CALL_START":
-		v := new(ToolCallStart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ToolCallStart)
 	case "TOOL_CALL_ARGS":
-		v := new(ToolCallArgs)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ToolCallArgs)
 	case "TOOL_CALL_END":
-		v := new(ToolCallEnd)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ToolCallEnd)
 	case "TOOL_CALL_CHUNK":
-		v := new(ToolCallChunk)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ToolCallChunk)
 	case "TOOL_CALL_RESULT":
-		v := new(ToolCallResult)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ToolCallResult)
 	case "STATE_SNAPSHOT":
-		v := new(StateSnapshot)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(StateSnapshot)
 	case "STATE_DELTA":
-		v := new(StateDelta)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(StateDelta)
 	case "MESSAGES_SNAPSHOT":
-		v := new(MessagesSnapshot)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(MessagesSnapshot)
 	case "ACTIVITY_SNAPSHOT":
-		v := new(ActivitySnapshot)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ActivitySnapshot)
 	case "ACTIVITY_DELTA":
-		v := new(ActivityDelta)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ActivityDelta)
 	case "RAW":
-		v := new(Raw)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(Raw)
 	case "CUSTOM":
-		v := new(Custom)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(Custom)
 	case "RUN_STARTED":
-		v := new(RunStarted)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(RunStarted)
 	case "RUN_FINISHED":
-		v := new(RunFinished)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(RunFinished)
 	case "RUN_ERROR":
-		v := new(RunError)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(RunError)
 	case "STEP_STARTED":
-		v := new(StepStarted)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(StepStarted)
 	case "STEP_FINISHED":
-		v := new(StepFinished)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(StepFinished)
 	case "REASONING_START":
-		v := new(ReasoningStart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReasoningStart)
 	case "REASONING_MESSAGE_START":
-		v := new(ReasoningMessageStart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReasoningMessageStart)
 	case "REASONING_MESSAGE_CONTENT":
-		v := new(ReasoningMessageContent)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReasoningMessageContent)
 	case "REASONING_MESSAGE_END":
-		v := new(ReasoningMessageEnd)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReasoningMessageEnd)
 	case "REASONING_MESSAGE_CHUNK":
-		v := new(ReasoningMessageChunk)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReasoningMessageChunk)
 	case "REASONING_END":
-		v := new(ReasoningEnd)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReasoningEnd)
 	case "REASONING_ENCRYPTED_VALUE":
-		v := new(ReasoningEncryptedValue)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReasoningEncryptedValue)
 	case "SUBAGENT_STARTED":
-		v := new(SubagentStarted)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(SubagentStarted)
 	case "SUBAGENT_FINISHED":
-		v := new(SubagentFinished)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(SubagentFinished)
 	case "SUBAGENT_ERROR":
-		v := new(SubagentError)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(SubagentError)
+	default:
+		return nil, &UnknownEventTypeError{Type: disc}
 	}
-	return nil, &UnknownEventTypeError{Type: disc}
+	if err := v.decodeJSON(d); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // decodeRunFinishedOutcomeUnion reads one RunFinishedOutcome, choosing the variant by "type".
 func decodeRunFinishedOutcomeUnion(d *decoder) (RunFinishedOutcome, error) {
-	if d.peekKind() != '{' {
-		return nil, d.beginObject()
-	}
-	disc, found, err := d.findString("type")
+	disc, err := d.discriminator("type")
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, d.missing("type")
+	var v interface {
+		RunFinishedOutcome
+		decodeJSON(*decoder) error
 	}
 	switch disc {
 	case "success":
-		v := new(RunFinishedSuccessOutcome)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(RunFinishedSuccessOutcome)
 	case "interrupt":
-		v := new(RunFinishedInterruptOutcome)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(RunFinishedInterruptOutcome)
 	case "cancelled":
-		v := new(RunFinishedCancelledOutcome)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(RunFinishedCancelledOutcome)
+	default:
+		return nil, d.dropped("type " + strconv.Quote(disc))
 	}
-	return nil, d.dropped("type " + strconv.Quote(disc))
+	if err := v.decodeJSON(d); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // decodeSubagentFinishedOutcomeUnion reads one SubagentFinishedOutcome, choosing the variant by "type".
 func decodeSubagentFinishedOutcomeUnion(d *decoder) (SubagentFinishedOutcome, error) {
-	if d.peekKind() != '{' {
-		return nil, d.beginObject()
-	}
-	disc, found, err := d.findString("type")
+	disc, err := d.discriminator("type")
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, d.missing("type")
+	var v interface {
+		SubagentFinishedOutcome
+		decodeJSON(*decoder) error
 	}
 	switch disc {
 	case "success":
-		v := new(SubagentFinishedSuccessOutcome)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(SubagentFinishedSuccessOutcome)
 	case "suspended":
-		v := new(SubagentFinishedSuspendedOutcome)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(SubagentFinishedSuspendedOutcome)
+	default:
+		return nil, d.dropped("type " + strconv.Quote(disc))
 	}
-	return nil, d.dropped("type " + strconv.Quote(disc))
+	if err := v.decodeJSON(d); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // decodeMessageUnion reads one Message, choosing the variant by "role".
 func decodeMessageUnion(d *decoder) (Message, error) {
-	if d.peekKind() != '{' {
-		return nil, d.beginObject()
-	}
-	disc, found, err := d.findString("role")
+	disc, err := d.discriminator("role")
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, d.missing("role")
+	var v interface {
+		Message
+		decodeJSON(*decoder) error
 	}
 	switch disc {
 	case "developer":
-		v := new(DeveloperMessage)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(DeveloperMessage)
 	case "system":
-		v := new(SystemMessage)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(SystemMessage)
 	case "assistant":
-		v := new(AssistantMessage)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(AssistantMessage)
 	case "user":
-		v := new(UserMessage)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(UserMessage)
 	case "tool":
-		v := new(ToolMessage)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ToolMessage)
 	case "activity":
-		v := new(ActivityMessage)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ActivityMessage)
 	case "reasoning":
-		v := new(ReasoningMessage)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReasoningMessage)
+	default:
+		return nil, d.dropped("role " + strconv.Quote(disc))
 	}
-	return nil, d.dropped("role " + strconv.Quote(disc))
+	if err := v.decodeJSON(d); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // decodeContentPartUnion reads one ContentPart, choosing the variant by "type".
 func decodeContentPartUnion(d *decoder) (ContentPart, error) {
-	if d.peekKind() != '{' {
-		return nil, d.beginObject()
-	}
-	disc, found, err := d.findString("type")
+	disc, err := d.discriminator("type")
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, d.missing("type")
+	var v interface {
+		ContentPart
+		decodeJSON(*decoder) error
 	}
 	switch disc {
 	case "text":
-		v := new(TextPart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(TextPart)
 	case "image":
-		v := new(ImagePart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ImagePart)
 	case "audio":
-		v := new(AudioPart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(AudioPart)
 	case "video":
-		v := new(VideoPart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(VideoPart)
 	case "document":
-		v := new(DocumentPart)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(DocumentPart)
+	default:
+		return nil, d.dropped("type " + strconv.Quote(disc))
 	}
-	return nil, d.dropped("type " + strconv.Quote(disc))
+	if err := v.decodeJSON(d); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // decodePartSourceUnion reads one PartSource, choosing the variant by "type".
 func decodePartSourceUnion(d *decoder) (PartSource, error) {
-	if d.peekKind() != '{' {
-		return nil, d.beginObject()
-	}
-	disc, found, err := d.findString("type")
+	disc, err := d.discriminator("type")
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, d.missing("type")
+	var v interface {
+		PartSource
+		decodeJSON(*decoder) error
 	}
 	switch disc {
 	case "data":
-		v := new(DataSource)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(DataSource)
 	case "url":
-		v := new(URLSource)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(URLSource)
 	case "file":
-		v := new(FileSource)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(FileSource)
+	default:
+		return nil, d.dropped("type " + strconv.Quote(disc))
 	}
-	return nil, d.dropped("type " + strconv.Quote(disc))
+	if err := v.decodeJSON(d); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // decodeJSONPatchOperationUnion reads one JsonPatchOperation, choosing the variant by "op".
 func decodeJSONPatchOperationUnion(d *decoder) (JSONPatchOperation, error) {
-	if d.peekKind() != '{' {
-		return nil, d.beginObject()
-	}
-	disc, found, err := d.findString("op")
+	disc, err := d.discriminator("op")
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		return nil, d.missing("op")
+	var v interface {
+		JSONPatchOperation
+		decodeJSON(*decoder) error
 	}
 	switch disc {
 	case "add":
-		v := new(AddOperation)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(AddOperation)
 	case "remove":
-		v := new(RemoveOperation)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(RemoveOperation)
 	case "replace":
-		v := new(ReplaceOperation)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(ReplaceOperation)
 	case "move":
-		v := new(MoveOperation)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(MoveOperation)
 	case "copy":
-		v := new(CopyOperation)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(CopyOperation)
 	case "test":
-		v := new(TestOperation)
-		if err := v.decodeJSON(d); err != nil {
-			return nil, err
-		}
-		return v, nil
+		v = new(TestOperation)
+	default:
+		return nil, d.dropped("op " + strconv.Quote(disc))
 	}
-	return nil, d.dropped("op " + strconv.Quote(disc))
-}
-
-// decodeContentPartList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeContentPartList(d *decoder) ([]ContentPart, error) {
-	if err := d.beginArray(); err != nil {
+	if err := v.decodeJSON(d); err != nil {
 		return nil, err
 	}
-	out := []ContentPart{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		x, err := decodeContentPartUnion(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
+	return v, nil
 }
 
-// decodeJSONPatchOperationList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeJSONPatchOperationList(d *decoder) ([]JSONPatchOperation, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []JSONPatchOperation{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		x, err := decodeJSONPatchOperationUnion(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeMessageList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeMessageList(d *decoder) ([]Message, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []Message{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		x, err := decodeMessageUnion(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeTokenUsageList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeTokenUsageList(d *decoder) ([]TokenUsage, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []TokenUsage{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		var x TokenUsage
-		err = x.decodeJSON(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeStringList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeStringList(d *decoder) ([]string, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []string{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		x, err := d.str()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeInterruptList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeInterruptList(d *decoder) ([]Interrupt, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []Interrupt{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		var x Interrupt
-		err = x.decodeJSON(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeToolCallList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeToolCallList(d *decoder) ([]ToolCall, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []ToolCall{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		var x ToolCall
-		err = x.decodeJSON(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeToolList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeToolList(d *decoder) ([]Tool, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []Tool{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		var x Tool
-		err = x.decodeJSON(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeContextList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeContextList(d *decoder) ([]Context, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []Context{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		var x Context
-		err = x.decodeJSON(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeResumeEntryList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeResumeEntryList(d *decoder) ([]ResumeEntry, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []ResumeEntry{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		var x ResumeEntry
-		err = x.decodeJSON(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// decodeSubagentInfoList reads a JSON array; an empty array gives a non-nil empty slice.
-// In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.
-func decodeSubagentInfoList(d *decoder) ([]SubagentInfo, error) {
-	if err := d.beginArray(); err != nil {
-		return nil, err
-	}
-	out := []SubagentInfo{}
-	for i := 0; ; i++ {
-		more, err := d.elem(i)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		d.pushIndex(i)
-		var x SubagentInfo
-		err = x.decodeJSON(d)
-		if err == errDropped {
-			d.pop()
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, x)
-		d.pop()
-	}
-	return out, nil
-}
-
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *TextMessageStart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *TextMessageContent) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *TextMessageEnd) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *TextMessageChunk) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ToolCallStart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ToolCallArgs) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ToolCallEnd) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ToolCallChunk) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ToolCallResult) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *StateSnapshot) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *StateDelta) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *MessagesSnapshot) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ActivitySnapshot) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ActivityDelta) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *Raw) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *Custom) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *RunStarted) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *RunFinished) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *RunError) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *StepStarted) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *StepFinished) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningStart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningMessageStart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningMessageContent) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningMessageEnd) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningMessageChunk) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningEnd) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningEncryptedValue) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *SubagentStarted) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *SubagentFinished) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *SubagentError) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *RunFinishedSuccessOutcome) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *RunFinishedInterruptOutcome) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *RunFinishedCancelledOutcome) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *SubagentFinishedSuccessOutcome) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *SubagentFinishedSuspendedOutcome) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *Interrupt) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ResumeEntry) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *TokenUsage) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *DeveloperMessage) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *SystemMessage) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *AssistantMessage) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *UserMessage) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ToolMessage) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ActivityMessage) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningMessage) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ToolCall) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *FunctionCall) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *TextPart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ImagePart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *AudioPart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *VideoPart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *DocumentPart) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *DataSource) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *URLSource) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *FileSource) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *Context) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *Tool) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *RunAgentInput) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *SubagentInfo) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *IdentityCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *TransportCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ToolsCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *OutputCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *StateCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *MultiAgentCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReasoningCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *MultimodalInputCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *MultimodalOutputCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *MultimodalCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ExecutionCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *HumanInTheLoopCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *AgentCapabilities) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *AddOperation) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *RemoveOperation) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *ReplaceOperation) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *MoveOperation) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *CopyOperation) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
-// UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects
-// what the schema rejects with a *DecodeError naming the JSON path.
+// UnmarshalJSON decodes data strictly into v, replacing its contents.
 func (v *TestOperation) UnmarshalJSON(data []byte) error {
 	return unmarshalStruct(data, v)
 }
 
 // UnmarshalJSON decodes a JSON array strictly into v, replacing its contents.
 func (v *JSONPatch) UnmarshalJSON(data []byte) error {
-	return unmarshalList(data, (*[]JSONPatchOperation)(v), decodeJSONPatchOperationList)
-}
-
-// decodeDefinition decodes one value of the named schema definition.
-func decodeDefinition(name string, d *decoder) (appender, error) {
-	switch name {
-	case "TextMessageStartEvent":
-		v := new(TextMessageStart)
-		return v, v.decodeJSON(d)
-	case "TextMessageContentEvent":
-		v := new(TextMessageContent)
-		return v, v.decodeJSON(d)
-	case "TextMessageEndEvent":
-		v := new(TextMessageEnd)
-		return v, v.decodeJSON(d)
-	case "TextMessageChunkEvent":
-		v := new(TextMessageChunk)
-		return v, v.decodeJSON(d)
-	case "ToolCallStartEvent":
-		v := new(ToolCallStart)
-		return v, v.decodeJSON(d)
-	case "ToolCallArgsEvent":
-		v := new(ToolCallArgs)
-		return v, v.decodeJSON(d)
-	case "ToolCallEndEvent":
-		v := new(ToolCallEnd)
-		return v, v.decodeJSON(d)
-	case "ToolCallChunkEvent":
-		v := new(ToolCallChunk)
-		return v, v.decodeJSON(d)
-	case "ToolCallResultEvent":
-		v := new(ToolCallResult)
-		return v, v.decodeJSON(d)
-	case "StateSnapshotEvent":
-		v := new(StateSnapshot)
-		return v, v.decodeJSON(d)
-	case "StateDeltaEvent":
-		v := new(StateDelta)
-		return v, v.decodeJSON(d)
-	case "MessagesSnapshotEvent":
-		v := new(MessagesSnapshot)
-		return v, v.decodeJSON(d)
-	case "ActivitySnapshotEvent":
-		v := new(ActivitySnapshot)
-		return v, v.decodeJSON(d)
-	case "ActivityDeltaEvent":
-		v := new(ActivityDelta)
-		return v, v.decodeJSON(d)
-	case "RawEvent":
-		v := new(Raw)
-		return v, v.decodeJSON(d)
-	case "CustomEvent":
-		v := new(Custom)
-		return v, v.decodeJSON(d)
-	case "RunStartedEvent":
-		v := new(RunStarted)
-		return v, v.decodeJSON(d)
-	case "RunFinishedEvent":
-		v := new(RunFinished)
-		return v, v.decodeJSON(d)
-	case "RunErrorEvent":
-		v := new(RunError)
-		return v, v.decodeJSON(d)
-	case "StepStartedEvent":
-		v := new(StepStarted)
-		return v, v.decodeJSON(d)
-	case "StepFinishedEvent":
-		v := new(StepFinished)
-		return v, v.decodeJSON(d)
-	case "ReasoningStartEvent":
-		v := new(ReasoningStart)
-		return v, v.decodeJSON(d)
-	case "ReasoningMessageStartEvent":
-		v := new(ReasoningMessageStart)
-		return v, v.decodeJSON(d)
-	case "ReasoningMessageContentEvent":
-		v := new(ReasoningMessageContent)
-		return v, v.decodeJSON(d)
-	case "ReasoningMessageEndEvent":
-		v := new(ReasoningMessageEnd)
-		return v, v.decodeJSON(d)
-	case "ReasoningMessageChunkEvent":
-		v := new(ReasoningMessageChunk)
-		return v, v.decodeJSON(d)
-	case "ReasoningEndEvent":
-		v := new(ReasoningEnd)
-		return v, v.decodeJSON(d)
-	case "ReasoningEncryptedValueEvent":
-		v := new(ReasoningEncryptedValue)
-		return v, v.decodeJSON(d)
-	case "SubagentStartedEvent":
-		v := new(SubagentStarted)
-		return v, v.decodeJSON(d)
-	case "SubagentFinishedEvent":
-		v := new(SubagentFinished)
-		return v, v.decodeJSON(d)
-	case "SubagentErrorEvent":
-		v := new(SubagentError)
-		return v, v.decodeJSON(d)
-	case "RunFinishedSuccessOutcome":
-		v := new(RunFinishedSuccessOutcome)
-		return v, v.decodeJSON(d)
-	case "RunFinishedInterruptOutcome":
-		v := new(RunFinishedInterruptOutcome)
-		return v, v.decodeJSON(d)
-	case "RunFinishedCancelledOutcome":
-		v := new(RunFinishedCancelledOutcome)
-		return v, v.decodeJSON(d)
-	case "SubagentFinishedSuccessOutcome":
-		v := new(SubagentFinishedSuccessOutcome)
-		return v, v.decodeJSON(d)
-	case "SubagentFinishedSuspendedOutcome":
-		v := new(SubagentFinishedSuspendedOutcome)
-		return v, v.decodeJSON(d)
-	case "Interrupt":
-		v := new(Interrupt)
-		return v, v.decodeJSON(d)
-	case "ResumeEntry":
-		v := new(ResumeEntry)
-		return v, v.decodeJSON(d)
-	case "TokenUsage":
-		v := new(TokenUsage)
-		return v, v.decodeJSON(d)
-	case "DeveloperMessage":
-		v := new(DeveloperMessage)
-		return v, v.decodeJSON(d)
-	case "SystemMessage":
-		v := new(SystemMessage)
-		return v, v.decodeJSON(d)
-	case "AssistantMessage":
-		v := new(AssistantMessage)
-		return v, v.decodeJSON(d)
-	case "UserMessage":
-		v := new(UserMessage)
-		return v, v.decodeJSON(d)
-	case "ToolMessage":
-		v := new(ToolMessage)
-		return v, v.decodeJSON(d)
-	case "ActivityMessage":
-		v := new(ActivityMessage)
-		return v, v.decodeJSON(d)
-	case "ReasoningMessage":
-		v := new(ReasoningMessage)
-		return v, v.decodeJSON(d)
-	case "ToolCall":
-		v := new(ToolCall)
-		return v, v.decodeJSON(d)
-	case "FunctionCall":
-		v := new(FunctionCall)
-		return v, v.decodeJSON(d)
-	case "TextPart":
-		v := new(TextPart)
-		return v, v.decodeJSON(d)
-	case "ImagePart":
-		v := new(ImagePart)
-		return v, v.decodeJSON(d)
-	case "AudioPart":
-		v := new(AudioPart)
-		return v, v.decodeJSON(d)
-	case "VideoPart":
-		v := new(VideoPart)
-		return v, v.decodeJSON(d)
-	case "DocumentPart":
-		v := new(DocumentPart)
-		return v, v.decodeJSON(d)
-	case "DataSource":
-		v := new(DataSource)
-		return v, v.decodeJSON(d)
-	case "UrlSource":
-		v := new(URLSource)
-		return v, v.decodeJSON(d)
-	case "FileSource":
-		v := new(FileSource)
-		return v, v.decodeJSON(d)
-	case "Context":
-		v := new(Context)
-		return v, v.decodeJSON(d)
-	case "Tool":
-		v := new(Tool)
-		return v, v.decodeJSON(d)
-	case "RunAgentInput":
-		v := new(RunAgentInput)
-		return v, v.decodeJSON(d)
-	case "SubagentInfo":
-		v := new(SubagentInfo)
-		return v, v.decodeJSON(d)
-	case "IdentityCapabilities":
-		v := new(IdentityCapabilities)
-		return v, v.decodeJSON(d)
-	case "TransportCapabilities":
-		v := new(TransportCapabilities)
-		return v, v.decodeJSON(d)
-	case "ToolsCapabilities":
-		v := new(ToolsCapabilities)
-		return v, v.decodeJSON(d)
-	case "OutputCapabilities":
-		v := new(OutputCapabilities)
-		return v, v.decodeJSON(d)
-	case "StateCapabilities":
-		v := new(StateCapabilities)
-		return v, v.decodeJSON(d)
-	case "MultiAgentCapabilities":
-		v := new(MultiAgentCapabilities)
-		return v, v.decodeJSON(d)
-	case "ReasoningCapabilities":
-		v := new(ReasoningCapabilities)
-		return v, v.decodeJSON(d)
-	case "MultimodalInputCapabilities":
-		v := new(MultimodalInputCapabilities)
-		return v, v.decodeJSON(d)
-	case "MultimodalOutputCapabilities":
-		v := new(MultimodalOutputCapabilities)
-		return v, v.decodeJSON(d)
-	case "MultimodalCapabilities":
-		v := new(MultimodalCapabilities)
-		return v, v.decodeJSON(d)
-	case "ExecutionCapabilities":
-		v := new(ExecutionCapabilities)
-		return v, v.decodeJSON(d)
-	case "HumanInTheLoopCapabilities":
-		v := new(HumanInTheLoopCapabilities)
-		return v, v.decodeJSON(d)
-	case "AgentCapabilities":
-		v := new(AgentCapabilities)
-		return v, v.decodeJSON(d)
-	case "AddOperation":
-		v := new(AddOperation)
-		return v, v.decodeJSON(d)
-	case "RemoveOperation":
-		v := new(RemoveOperation)
-		return v, v.decodeJSON(d)
-	case "ReplaceOperation":
-		v := new(ReplaceOperation)
-		return v, v.decodeJSON(d)
-	case "MoveOperation":
-		v := new(MoveOperation)
-		return v, v.decodeJSON(d)
-	case "CopyOperation":
-		v := new(CopyOperation)
-		return v, v.decodeJSON(d)
-	case "TestOperation":
-		v := new(TestOperation)
-		return v, v.decodeJSON(d)
-	case "Event":
-		return decodeEventUnion(d)
-	case "RunFinishedOutcome":
-		return decodeRunFinishedOutcomeUnion(d)
-	case "SubagentFinishedOutcome":
-		return decodeSubagentFinishedOutcomeUnion(d)
-	case "Message":
-		return decodeMessageUnion(d)
-	case "ContentPart":
-		return decodeContentPartUnion(d)
-	case "PartSource":
-		return decodePartSourceUnion(d)
-	case "JsonPatchOperation":
-		return decodeJSONPatchOperationUnion(d)
-	}
-	return nil, errUnknownDefinition(name)
+	return unmarshalList(data, (*[]JSONPatchOperation)(v), func(d *decoder) ([]JSONPatchOperation, error) {
+		return decodeUnionList(d, decodeJSONPatchOperationUnion)
+	})
 }

@@ -34,6 +34,8 @@ func seedFixtures(f *testing.F, keep func(def string) bool) {
 func FuzzDecodeEvent(f *testing.F) {
 	seedFixtures(f, func(def string) bool { return def != "RunAgentInput" && def != "Message" })
 	f.Add([]byte(`{"type":"FUTURE","x":[1,{"y":null}]}`))
+	f.Add([]byte(`{"type":"TEXT_MESSAGE_END","messageId":null,"messageId":"m","type":"TEXT_MESSAGE_END"}`))
+	f.Add([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"x"},"outcome":{"type":"success"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if ev, err := DecodeEvent(data); err == nil {
 			out := mustAppend(t, ev)

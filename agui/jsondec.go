@@ -1072,7 +1072,7 @@ func (d *decoder) findString(name string) (val string, found bool, err error) {
 	if last < 0 {
 		return "", false, nil
 	}
-	if data[last] == '"' {
+	if last < len(data) && data[last] == '"' {
 		if end, flags, serr := scanString(data, last); serr == nil {
 			return string(d.quoted(data[last:end], flags)), true, nil
 		}
@@ -1109,14 +1109,18 @@ type objMark struct {
 	path  int // len(d.path) outside the object's members
 }
 
-// enterObject is beginObject for generated struct decoders, which may need to
-// come back to the object after a member failed (see overridden).
-func (d *decoder) enterObject() (objMark, error) {
-	path := len(d.path)
-	if err := d.beginObject(); err != nil {
-		return objMark{}, err
+// member is key for generated struct decoders: member 0 first consumes the
+// object's '{' and records in o where the object began, so the decoder can
+// come back to it after a member failed (see overridden).
+func (d *decoder) member(o *objMark, i int) (key []byte, more bool, err error) {
+	if i == 0 {
+		path := len(d.path)
+		if err := d.beginObject(); err != nil {
+			return nil, false, err
+		}
+		*o = objMark{depth: len(d.starts), path: path}
 	}
-	return objMark{depth: len(d.starts), path: path}, nil
+	return d.key(i)
 }
 
 // memberSpan is one member of an object as overridden sees it.
@@ -1153,7 +1157,7 @@ func (d *decoder) overridden(o objMark, i int) bool {
 	}
 	d.pos = spans[i].end
 	d.starts = d.starts[:o.depth]
-	d.path = d.path[:o.path]
+	d.path = d.path[:o.path+1] // the member's key stays pushed for the caller's pop
 	return true
 }
 

@@ -367,6 +367,7 @@ func TestDecoderFindString(t *testing.T) {
 		{name: "escaped name and value", in: `{"t\u0079pe":"te\u0078t"}`, want: "text", wantFound: true},
 		{name: "last duplicate wins", in: `{"type":"a","type":"b"}`, want: "b", wantFound: true},
 		{name: "last duplicate wins after nested mentions", in: `{"type":"a","x":{"type":"c"},"type":"b","y":[{"type":"d"}]}`, want: "b", wantFound: true},
+		{name: "value cut off", in: `{"type":`, wantFound: true, wantErr: at("/type", 8, "expected string, got end of input")},
 		{name: "earlier non-string duplicate ignored", in: `{"type":1,"type":"b"}`, want: "b", wantFound: true},
 		{name: "later non-string duplicate", in: `{"type":"a","type":1}`, wantFound: true, wantErr: at("/type", 19, "expected string, got number")},
 		{name: "nested only", in: `{"a":{"type":"x"},"b":[{"type":"y"}]}`},

@@ -13,15 +13,12 @@ func (e *emitter) emitDecode(f *File) {
 	for _, s := range m.Structs {
 		e.emitDecodeStruct(f, s)
 	}
+	e.emitDecodeBase(f, m.Embed)
 	for _, u := range m.Unions {
 		e.emitDecodeUnion(f, u)
 	}
-	for _, t := range e.lists() {
-		e.emitDecodeList(f, t)
-	}
 	for _, s := range m.Structs {
-		f.Comment("UnmarshalJSON decodes data strictly into v, replacing its contents; it rejects")
-		f.Comment("what the schema rejects with a *DecodeError naming the JSON path.")
+		f.Comment("UnmarshalJSON decodes data strictly into v, replacing its contents.")
 		f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
 			Return(Id("unmarshalStruct").Call(Id("data"), Id("v"))),
 		)
@@ -29,10 +26,15 @@ func (e *emitter) emitDecode(f *File) {
 	for _, a := range m.Arrays {
 		f.Comment("UnmarshalJSON decodes a JSON array strictly into v, replacing its contents.")
 		f.Func().Params(Id("v").Op("*").Id(a.GoName)).Id("UnmarshalJSON").Params(Id("data").Index().Byte()).Error().Block(
-			Return(Id("unmarshalList").Call(Id("data"), Parens(Op("*").Index().Add(typeCode(a.Elem))).Call(Id("v")), Id("decode"+listName(a.Elem)+"List"))),
+			Return(Id("unmarshalList").Call(Id("data"), Parens(Op("*").Index().Add(typeCode(a.Elem))).Call(Id("v")), Func().Params(Id("d").Op("*").Id("decoder")).Params(Index().Add(typeCode(a.Elem)), Error()).Block(Return(listDecode(a.Elem))))),
 		)
 	}
-	// A lookup by definition name, for fixtures addressed by $anchor.
+}
+
+// emitDefinitions writes the test-only lookup of a decoder by definition
+// name, which tests use to decode fixtures addressed by $anchor.
+func (e *emitter) emitDefinitions(f *File) {
+	m := e.m
 	f.Comment("decodeDefinition decodes one value of the named schema definition.")
 	f.Func().Id("decodeDefinition").Params(Id("name").String(), Id("d").Op("*").Id("decoder")).Params(Id("appender"), Error()).BlockFunc(func(g *Group) {
 		g.Switch(Id("name")).BlockFunc(func(sw *Group) {
@@ -50,6 +52,19 @@ func (e *emitter) emitDecode(f *File) {
 	})
 }
 
+// listDecode is the expression decoding a list of t at the cursor d.
+func listDecode(t *TypeRef) Code {
+	switch t.Kind {
+	case KindString:
+		return Id("decodeStringList").Call(Id("d"))
+	case KindUnion:
+		return Id("decodeUnionList").Call(Id("d"), Id("decode"+t.Union.GoName+"Union"))
+	case KindStruct:
+		return Id("decodeStructList").Index(Id(t.Struct.GoName)).Call(Id("d"))
+	}
+	panic(fmt.Sprintf("no list decoder for kind %d", t.Kind))
+}
+
 func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 	var req []*Field
 	for _, fl := range s.Fields {
@@ -64,18 +79,9 @@ func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 	for i, fl := range req {
 		bit[fl] = i
 	}
-	var all []*Field
-	all = append(all, s.Fields...)
-	if s.Embeds != nil {
-		for _, fl := range s.Embeds.Fields {
-			if fl.JSON != "type" {
-				all = append(all, fl)
-			}
-		}
-	}
 	hasUnion := false
-	for _, fl := range all {
-		if fl.Type.Kind == KindUnion {
+	for _, fl := range s.Fields {
+		if fl.Type.Kind == KindUnion && fl.Required {
 			hasUnion = true
 		}
 	}
@@ -87,15 +93,31 @@ func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 		if hasUnion {
 			g.Id("dropped").Op(":=").False()
 		}
-		g.List(Id("o"), Err()).Op(":=").Id("d").Dot("enterObject").Call()
-		g.If(Err().Op("!=").Nil()).Block(Return(Err()))
+		g.Var().Id("o").Id("objMark")
 		g.For(Id("i").Op(":=").Lit(0), Empty(), Id("i").Op("++")).BlockFunc(func(loop *Group) {
-			loop.List(Id("key"), Id("more"), Err()).Op(":=").Id("d").Dot("key").Call(Id("i"))
-			loop.If(Err().Op("!=").Nil()).Block(Return(Err()))
-			loop.If(Op("!").Id("more")).Block(Break())
+			loop.List(Id("key"), Id("more"), Err()).Op(":=").Id("d").Dot("member").Call(Op("&").Id("o"), Id("i"))
+			loop.If(Op("!").Id("more")).BlockFunc(func(end *Group) {
+				// The object is closed (or broken): check what it lacked.
+				if hasUnion {
+					end.If(Err().Op("==").Nil().Op("&&").Id("dropped")).Block(Err().Op("=").Id("errDropped"))
+				}
+				if len(req) > 0 {
+					all := uint64(1)<<len(req) - 1
+					if len(req) == 64 {
+						all = ^uint64(0)
+					}
+					names := []Code{Id("seen")}
+					for _, fl := range req {
+						names = append(names, Lit(fl.JSON))
+					}
+					end.If(Err().Op("==").Nil().Op("&&").Id("seen").Op("!=").Lit(all)).Block(
+						Err().Op("=").Id("d").Dot("missingOf").Call(names...))
+				}
+				end.Return(Err())
+			})
 			loop.Id("d").Dot("push").Call(Id("key"))
 			loop.Switch(String().Call(Id("key"))).BlockFunc(func(sw *Group) {
-				for _, fl := range all {
+				for _, fl := range s.Fields {
 					sw.Case(Lit(fl.JSON)).BlockFunc(func(c *Group) {
 						if b, ok := bit[fl]; ok && fl.Type.Kind == KindStruct {
 							// Given twice: the last one wins whole, so
@@ -110,33 +132,37 @@ func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 					})
 				}
 				sw.Default().BlockFunc(func(c *Group) {
-					if s.Open {
-						c.Var().Id("raw").Index().Byte()
-						c.List(Id("raw"), Err()).Op("=").Id("d").Dot("raw").Call()
-						c.Id("v").Dot("Extra").Op("=").Append(Id("v").Dot("Extra"), Id("RawMember").Values(Dict{
-							Id("Name"):  String().Call(Id("key")),
-							Id("Value"): Id("raw"),
-						}))
-					} else {
+					switch {
+					case s.Open:
+						c.Err().Op("=").Id("d").Dot("extra").Call(Op("&").Id("v").Dot("Extra"), Id("key"))
+					case s.Embeds != nil:
+						c.Err().Op("=").Id("v").Dot(s.Embeds.GoName).Dot("decodeMember").Call(Id("d"), Id("key"))
+					default:
 						c.Err().Op("=").Id("d").Dot("unknown").Call(Id("key"))
 					}
 				})
 			})
-			loop.If(Err().Op("!=").Nil()).BlockFunc(func(b *Group) {
-				b.If(Id("d").Dot("overridden").Call(Id("o"), Id("i"))).Block(
-					Comment("A later member of the same name replaces this one."),
-					Continue())
-				b.Return(Err())
-			})
+			loop.If(Err().Op("!=").Nil().Op("&&").Op("!").Id("d").Dot("overridden").Call(Id("o"), Id("i"))).Block(Return(Err()))
 			loop.Id("d").Dot("pop").Call()
 		})
-		if hasUnion {
-			g.If(Id("dropped")).Block(Return(Id("errDropped")))
-		}
-		for _, fl := range req {
-			g.If(Id("seen").Op("&").Parens(Op(fmt.Sprintf("1 << %d", bit[fl]))).Op("==").Lit(0)).Block(Return(Id("d").Dot("missing").Call(Lit(fl.JSON))))
-		}
-		g.Return(Nil())
+	})
+}
+
+// emitDecodeBase writes the decoder of the embedded mixin's members, which
+// every event's decoder falls back to for members it does not declare.
+func (e *emitter) emitDecodeBase(f *File, s *StructDef) {
+	f.Comment(fmt.Sprintf("decodeMember reads the %s member named key, or rejects an unknown one.", s.Name))
+	f.Func().Params(Id("v").Op("*").Id(s.GoName)).Id("decodeMember").Params(Id("d").Op("*").Id("decoder"), Id("key").Index().Byte()).Params(Err().Error()).BlockFunc(func(g *Group) {
+		g.Switch(String().Call(Id("key"))).BlockFunc(func(sw *Group) {
+			for _, fl := range s.Fields {
+				if fl.JSON == "type" {
+					continue
+				}
+				sw.Case(Lit(fl.JSON)).BlockFunc(func(c *Group) { e.decodeField(c, fl) })
+			}
+			sw.Default().Block(Err().Op("=").Id("d").Dot("unknown").Call(Id("key")))
+		})
+		g.Return(Err())
 	})
 }
 
@@ -225,7 +251,7 @@ func (e *emitter) decodeField(c *Group, fl *Field) {
 				x.List(Err()).Op("=").Nil()
 			})
 		case KindArray:
-			b.List(dest.Clone(), Err()).Op("=").Id("decode" + listName(t.Elem) + "List").Call(Id("d"))
+			b.List(dest.Clone(), Err()).Op("=").Add(listDecode(t.Elem))
 			if t.MinItems > 0 {
 				b.If(Err().Op("==").Nil().Op("&&").Len(dest.Clone()).Op("<").Lit(t.MinItems)).Block(
 					Err().Op("=").Id("d").Dot("fail").Call(Id("reasonMinItems").Call(Lit(t.MinItems))))
@@ -283,62 +309,26 @@ func baseScalar(t *TypeRef) *TypeRef {
 	return t
 }
 
+// emitDecodeUnion writes the decoder of a union: the shared discriminator
+// lookup, then a switch that only picks the variant to decode into.
 func (e *emitter) emitDecodeUnion(f *File, u *UnionDef) {
 	isEvent := u == e.m.EventUnion
 	f.Comment(fmt.Sprintf("decode%sUnion reads one %s, choosing the variant by %q.", u.GoName, u.Name, u.Disc))
 	f.Func().Id("decode"+u.GoName+"Union").Params(Id("d").Op("*").Id("decoder")).Params(Id(u.GoName), Error()).BlockFunc(func(g *Group) {
-		g.If(Id("d").Dot("peekKind").Call().Op("!=").LitRune('{')).Block(Return(Nil(), Id("d").Dot("beginObject").Call()))
-		g.List(Id("disc"), Id("found"), Err()).Op(":=").Id("d").Dot("findString").Call(Lit(u.Disc))
+		g.List(Id("disc"), Err()).Op(":=").Id("d").Dot("discriminator").Call(Lit(u.Disc))
 		g.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
-		g.If(Op("!").Id("found")).Block(Return(Nil(), Id("d").Dot("missing").Call(Lit(u.Disc))))
+		g.Var().Id("v").Interface(Id(u.GoName), Id("decodeJSON").Params(Op("*").Id("decoder")).Error())
 		g.Switch(Id("disc")).BlockFunc(func(sw *Group) {
 			for _, v := range u.Variants {
-				sw.Case(Lit(v.Disc.Const)).Block(
-					Id("v").Op(":=").New(Id(v.GoName)),
-					If(Err().Op(":=").Id("v").Dot("decodeJSON").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Nil(), Err())),
-					Return(Id("v"), Nil()),
-				)
+				sw.Case(Lit(v.Disc.Const)).Block(Id("v").Op("=").New(Id(v.GoName)))
+			}
+			if isEvent {
+				sw.Default().Block(Return(Nil(), Op("&").Id("UnknownEventTypeError").Values(Dict{Id("Type"): Id("disc")})))
+			} else {
+				sw.Default().Block(Return(Nil(), Id("d").Dot("dropped").Call(Lit(u.Disc+" ").Op("+").Qual("strconv", "Quote").Call(Id("disc")))))
 			}
 		})
-		if isEvent {
-			g.Return(Nil(), Op("&").Id("UnknownEventTypeError").Values(Dict{Id("Type"): Id("disc")}))
-		} else {
-			g.Return(Nil(), Id("d").Dot("dropped").Call(Lit(u.Disc+" ").Op("+").Qual("strconv", "Quote").Call(Id("disc"))))
-		}
-	})
-}
-
-func (e *emitter) emitDecodeList(f *File, t *TypeRef) {
-	n := listName(t)
-	f.Comment(fmt.Sprintf("decode%sList reads a JSON array; an empty array gives a non-nil empty slice.", n))
-	f.Comment("In lenient mode an unrecognised element is dropped (and reported) rather than failing the list.")
-	f.Func().Id("decode"+n+"List").Params(Id("d").Op("*").Id("decoder")).Params(Index().Add(typeCode(t)), Error()).BlockFunc(func(g *Group) {
-		g.If(Err().Op(":=").Id("d").Dot("beginArray").Call(), Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
-		g.Id("out").Op(":=").Index().Add(typeCode(t)).Values()
-		g.For(Id("i").Op(":=").Lit(0), Empty(), Id("i").Op("++")).BlockFunc(func(loop *Group) {
-			loop.List(Id("more"), Err()).Op(":=").Id("d").Dot("elem").Call(Id("i"))
-			loop.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
-			loop.If(Op("!").Id("more")).Block(Break())
-			loop.Id("d").Dot("pushIndex").Call(Id("i"))
-			switch t.Kind {
-			case KindString:
-				loop.List(Id("x"), Err()).Op(":=").Id("d").Dot("str").Call()
-				loop.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
-				loop.Id("out").Op("=").Append(Id("out"), Id("x"))
-			case KindUnion:
-				loop.List(Id("x"), Err()).Op(":=").Id("decode" + t.Union.GoName + "Union").Call(Id("d"))
-				loop.If(Err().Op("==").Id("errDropped")).Block(Id("d").Dot("pop").Call(), Continue())
-				loop.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
-				loop.Id("out").Op("=").Append(Id("out"), Id("x"))
-			default:
-				loop.Var().Id("x").Add(typeCode(t))
-				loop.Err().Op("=").Id("x").Dot("decodeJSON").Call(Id("d"))
-				loop.If(Err().Op("==").Id("errDropped")).Block(Id("d").Dot("pop").Call(), Continue())
-				loop.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
-				loop.Id("out").Op("=").Append(Id("out"), Id("x"))
-			}
-			loop.Id("d").Dot("pop").Call()
-		})
-		g.Return(Id("out"), Nil())
+		g.If(Err().Op(":=").Id("v").Dot("decodeJSON").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
+		g.Return(Id("v"), Nil())
 	})
 }

@@ -1,0 +1,135 @@
+package agui
+
+// This file holds the generic helpers that carry the generated decoder's cold
+// paths, so that decode_gen.go is mostly the per-member switches: finding a
+// union's discriminator, naming a missing member, keeping an open object's
+// extra members, and reading lists.
+
+// decodable is what every generated struct implements.
+type decodable interface {
+	decodeJSON(d *decoder) error
+}
+
+// discriminator returns the value of the member name (a union's "type",
+// "role" or "op") of the object at the cursor, without consuming anything.
+func (d *decoder) discriminator(name string) (string, error) {
+	if d.peekKind() != '{' {
+		return "", d.beginObject() // fails, naming what is there instead
+	}
+	disc, found, err := d.findString(name)
+	if err != nil {
+		return "", err
+	}
+	if !found {
+		return "", d.missing(name)
+	}
+	return disc, nil
+}
+
+// missingOf reports the first required member whose bit is clear in seen;
+// names lists the required members in bit order. Called after the object
+// closed, only when a bit is clear.
+func (d *decoder) missingOf(seen uint64, names ...string) error {
+	for i, name := range names {
+		if seen&(1<<i) == 0 {
+			return d.missing(name)
+		}
+	}
+	return nil
+}
+
+// extra keeps a member that an open object does not declare (a JSON Patch
+// operation's), in input order.
+func (d *decoder) extra(dst *[]RawMember, key []byte) error {
+	raw, err := d.raw()
+	if err != nil {
+		return err
+	}
+	*dst = append(*dst, RawMember{Name: string(key), Value: raw})
+	return nil
+}
+
+// decodeStringList reads a JSON array of strings; an empty array gives a
+// non-nil empty slice.
+func decodeStringList(d *decoder) ([]string, error) {
+	if err := d.beginArray(); err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for i := 0; ; i++ {
+		more, err := d.elem(i)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return out, nil
+		}
+		d.pushIndex(i)
+		x, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+		d.pop()
+	}
+}
+
+// decodeStructList reads a JSON array of objects of one generated struct
+// type. In lenient mode an element that lost a member it cannot do without
+// is dropped (and reported) rather than failing the list.
+func decodeStructList[T any, P interface {
+	*T
+	decodable
+}](d *decoder) ([]T, error) {
+	if err := d.beginArray(); err != nil {
+		return nil, err
+	}
+	out := []T{}
+	for i := 0; ; i++ {
+		more, err := d.elem(i)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return out, nil
+		}
+		d.pushIndex(i)
+		var x T
+		switch err := P(&x).decodeJSON(d); err {
+		case nil:
+			out = append(out, x)
+		case errDropped:
+		default:
+			return nil, err
+		}
+		d.pop()
+	}
+}
+
+// decodeUnionList reads a JSON array of union values with decode. In lenient
+// mode an unrecognised element is dropped (and reported) rather than failing
+// the list.
+func decodeUnionList[U any](d *decoder, decode func(*decoder) (U, error)) ([]U, error) {
+	if err := d.beginArray(); err != nil {
+		return nil, err
+	}
+	out := []U{}
+	for i := 0; ; i++ {
+		more, err := d.elem(i)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			return out, nil
+		}
+		d.pushIndex(i)
+		switch x, err := decode(d); err {
+		case nil:
+			out = append(out, x)
+		case errDropped:
+		default:
+			return nil, err
+		}
+		d.pop()
+	}
+}
