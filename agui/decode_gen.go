@@ -2973,7 +2973,7 @@ func decodeEventUnion(d *decoder) (Event, error) {
 		Event
 		decodeJSON(*decoder) error
 	}
-	switch disc {
+	switch string(disc) {
 	case "TEXT_MESSAGE_START":
 		v = new(TextMessageStart)
 	case "TEXT_MESSAGE_CONTENT":
@@ -3037,7 +3037,7 @@ func decodeEventUnion(d *decoder) (Event, error) {
 	case "SUBAGENT_ERROR":
 		v = new(SubagentError)
 	default:
-		return nil, &UnknownEventTypeError{Type: disc}
+		return nil, &UnknownEventTypeError{Type: string(disc)}
 	}
 	if err := v.decodeJSON(d); err != nil {
 		return nil, err
@@ -3055,7 +3055,7 @@ func decodeRunFinishedOutcomeUnion(d *decoder) (RunFinishedOutcome, error) {
 		RunFinishedOutcome
 		decodeJSON(*decoder) error
 	}
-	switch disc {
+	switch string(disc) {
 	case "success":
 		v = new(RunFinishedSuccessOutcome)
 	case "interrupt":
@@ -3063,7 +3063,7 @@ func decodeRunFinishedOutcomeUnion(d *decoder) (RunFinishedOutcome, error) {
 	case "cancelled":
 		v = new(RunFinishedCancelledOutcome)
 	default:
-		return nil, d.dropped("type " + strconv.Quote(disc))
+		return nil, d.dropped("type " + strconv.Quote(string(disc)))
 	}
 	if err := v.decodeJSON(d); err != nil {
 		return nil, err
@@ -3081,13 +3081,13 @@ func decodeSubagentFinishedOutcomeUnion(d *decoder) (SubagentFinishedOutcome, er
 		SubagentFinishedOutcome
 		decodeJSON(*decoder) error
 	}
-	switch disc {
+	switch string(disc) {
 	case "success":
 		v = new(SubagentFinishedSuccessOutcome)
 	case "suspended":
 		v = new(SubagentFinishedSuspendedOutcome)
 	default:
-		return nil, d.dropped("type " + strconv.Quote(disc))
+		return nil, d.dropped("type " + strconv.Quote(string(disc)))
 	}
 	if err := v.decodeJSON(d); err != nil {
 		return nil, err
@@ -3105,7 +3105,7 @@ func decodeMessageUnion(d *decoder) (Message, error) {
 		Message
 		decodeJSON(*decoder) error
 	}
-	switch disc {
+	switch string(disc) {
 	case "developer":
 		v = new(DeveloperMessage)
 	case "system":
@@ -3121,7 +3121,7 @@ func decodeMessageUnion(d *decoder) (Message, error) {
 	case "reasoning":
 		v = new(ReasoningMessage)
 	default:
-		return nil, d.dropped("role " + strconv.Quote(disc))
+		return nil, d.dropped("role " + strconv.Quote(string(disc)))
 	}
 	if err := v.decodeJSON(d); err != nil {
 		return nil, err
@@ -3139,7 +3139,7 @@ func decodeContentPartUnion(d *decoder) (ContentPart, error) {
 		ContentPart
 		decodeJSON(*decoder) error
 	}
-	switch disc {
+	switch string(disc) {
 	case "text":
 		v = new(TextPart)
 	case "image":
@@ -3151,7 +3151,7 @@ func decodeContentPartUnion(d *decoder) (ContentPart, error) {
 	case "document":
 		v = new(DocumentPart)
 	default:
-		return nil, d.dropped("type " + strconv.Quote(disc))
+		return nil, d.dropped("type " + strconv.Quote(string(disc)))
 	}
 	if err := v.decodeJSON(d); err != nil {
 		return nil, err
@@ -3169,7 +3169,7 @@ func decodePartSourceUnion(d *decoder) (PartSource, error) {
 		PartSource
 		decodeJSON(*decoder) error
 	}
-	switch disc {
+	switch string(disc) {
 	case "data":
 		v = new(DataSource)
 	case "url":
@@ -3177,7 +3177,7 @@ func decodePartSourceUnion(d *decoder) (PartSource, error) {
 	case "file":
 		v = new(FileSource)
 	default:
-		return nil, d.dropped("type " + strconv.Quote(disc))
+		return nil, d.dropped("type " + strconv.Quote(string(disc)))
 	}
 	if err := v.decodeJSON(d); err != nil {
 		return nil, err
@@ -3195,7 +3195,7 @@ func decodeJSONPatchOperationUnion(d *decoder) (JSONPatchOperation, error) {
 		JSONPatchOperation
 		decodeJSON(*decoder) error
 	}
-	switch disc {
+	switch string(disc) {
 	case "add":
 		v = new(AddOperation)
 	case "remove":
@@ -3209,7 +3209,7 @@ func decodeJSONPatchOperationUnion(d *decoder) (JSONPatchOperation, error) {
 	case "test":
 		v = new(TestOperation)
 	default:
-		return nil, d.dropped("op " + strconv.Quote(disc))
+		return nil, d.dropped("op " + strconv.Quote(string(disc)))
 	}
 	if err := v.decodeJSON(d); err != nil {
 		return nil, err

@@ -12,16 +12,18 @@ type decodable interface {
 
 // discriminator returns the value of the member name (a union's "type",
 // "role" or "op") of the object at the cursor, without consuming anything.
-func (d *decoder) discriminator(name string) (string, error) {
+// The bytes are valid until the decoder reads on: enough for a switch, and
+// no allocation per union value.
+func (d *decoder) discriminator(name string) ([]byte, error) {
 	if d.peekKind() != '{' {
-		return "", d.beginObject() // fails, naming what is there instead
+		return nil, d.beginObject() // fails, naming what is there instead
 	}
-	disc, found, err := d.findString(name)
+	disc, found, err := d.findBytes(name)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if !found {
-		return "", d.missing(name)
+		return nil, d.missing(name)
 	}
 	return disc, nil
 }
@@ -94,11 +96,14 @@ func decodeStructList[T any, P interface {
 			return out, nil
 		}
 		d.pushIndex(i)
-		var x T
-		switch err := P(&x).decodeJSON(d); err {
+		// Decode in place: a local would escape through the generic call
+		// and cost an allocation per element.
+		var zero T
+		out = append(out, zero)
+		switch err := P(&out[len(out)-1]).decodeJSON(d); err {
 		case nil:
-			out = append(out, x)
 		case errDropped:
+			out = out[:len(out)-1]
 		default:
 			return nil, err
 		}

@@ -998,9 +998,12 @@ func (d *decoder) peekKind() byte {
 	return c
 }
 
-// isNull consumes the next value if it is the literal null.
+// isNull consumes the next value if it is the literal null. Anything else
+// is left alone without building the error scanLiteral would report.
 func (d *decoder) isNull() bool {
-	d.ws()
+	if d.ws() != 'n' {
+		return false
+	}
 	if end, err := scanLiteral(d.data, d.pos, "null"); err == nil {
 		d.mark = d.pos
 		d.pos = end
@@ -1017,10 +1020,17 @@ func (d *decoder) isNull() bool {
 // JSON.parse; earlier ones are not looked at. A non-string value is an error
 // located at that member.
 func (d *decoder) findString(name string) (val string, found bool, err error) {
+	b, found, err := d.findBytes(name)
+	return string(b), found, err
+}
+
+// findBytes is findString without the copy: the value aliases the input or
+// d.scratch, so it is valid only until the decoder reads on.
+func (d *decoder) findBytes(name string) (val []byte, found bool, err error) {
 	data := d.data
 	i := skipSpace(data, d.pos)
 	if i >= len(data) || data[i] != '{' {
-		return "", false, nil
+		return nil, false, nil
 	}
 	limit := maxDepth - len(d.starts) - 1
 	last := -1 // offset of the value of the last occurrence of name
@@ -1030,16 +1040,16 @@ func (d *decoder) findString(name string) (val string, found bool, err error) {
 			break
 		}
 		if i >= len(data) || data[i] != '"' {
-			return "", false, d.syntax(unexpected(data, i, ", expected string key"))
+			return nil, false, d.syntax(unexpected(data, i, ", expected string key"))
 		}
 		end, flags, serr := scanString(data, i)
 		if serr != nil {
-			return "", false, d.syntax(serr)
+			return nil, false, d.syntax(serr)
 		}
 		match := string(d.quoted(data[i:end], flags)) == name
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return "", false, d.syntax(unexpected(data, i, ", expected ':'"))
+			return nil, false, d.syntax(unexpected(data, i, ", expected ':'"))
 		}
 		i = skipSpace(data, i+1)
 		if match {
@@ -1059,22 +1069,22 @@ func (d *decoder) findString(name string) (val string, found bool, err error) {
 			if match {
 				break // reported below, at the member
 			}
-			return "", false, d.syntax(serr)
+			return nil, false, d.syntax(serr)
 		}
 		i = skipSpace(data, i)
 		if i < len(data) && data[i] == '}' {
 			break
 		}
 		if i >= len(data) || data[i] != ',' {
-			return "", false, d.syntax(unexpected(data, i, ", expected ',' or '}'"))
+			return nil, false, d.syntax(unexpected(data, i, ", expected ',' or '}'"))
 		}
 	}
 	if last < 0 {
-		return "", false, nil
+		return nil, false, nil
 	}
 	if last < len(data) && data[last] == '"' {
 		if end, flags, serr := scanString(data, last); serr == nil {
-			return string(d.quoted(data[last:end], flags)), true, nil
+			return d.quoted(data[last:end], flags), true, nil
 		}
 	}
 	// Error path: report at /…/name with a throw-away cursor, so this
@@ -1082,7 +1092,7 @@ func (d *decoder) findString(name string) (val string, found bool, err error) {
 	path := append(append([]pathElem(nil), d.path...), pathElem{key: []byte(name), index: -1})
 	look := &decoder{data: data, pos: last, starts: d.starts, path: path}
 	_, err = look.str() // fails: not a string, or a malformed one
-	return "", true, err
+	return nil, true, err
 }
 
 // mentions reports whether data contains name in quotes: a cheap, sometimes

@@ -318,14 +318,14 @@ func (e *emitter) emitDecodeUnion(f *File, u *UnionDef) {
 		g.List(Id("disc"), Err()).Op(":=").Id("d").Dot("discriminator").Call(Lit(u.Disc))
 		g.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
 		g.Var().Id("v").Interface(Id(u.GoName), Id("decodeJSON").Params(Op("*").Id("decoder")).Error())
-		g.Switch(Id("disc")).BlockFunc(func(sw *Group) {
+		g.Switch(String().Call(Id("disc"))).BlockFunc(func(sw *Group) {
 			for _, v := range u.Variants {
 				sw.Case(Lit(v.Disc.Const)).Block(Id("v").Op("=").New(Id(v.GoName)))
 			}
 			if isEvent {
-				sw.Default().Block(Return(Nil(), Op("&").Id("UnknownEventTypeError").Values(Dict{Id("Type"): Id("disc")})))
+				sw.Default().Block(Return(Nil(), Op("&").Id("UnknownEventTypeError").Values(Dict{Id("Type"): String().Call(Id("disc"))})))
 			} else {
-				sw.Default().Block(Return(Nil(), Id("d").Dot("dropped").Call(Lit(u.Disc+" ").Op("+").Qual("strconv", "Quote").Call(Id("disc")))))
+				sw.Default().Block(Return(Nil(), Id("d").Dot("dropped").Call(Lit(u.Disc+" ").Op("+").Qual("strconv", "Quote").Call(String().Call(Id("disc"))))))
 			}
 		})
 		g.If(Err().Op(":=").Id("v").Dot("decodeJSON").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
