@@ -74,3 +74,46 @@ func ExampleMessage() {
 	// u1 user
 	// a1 assistant
 }
+
+// TestAttributable checks that exactly the events the schema marks as tagged
+// (x-agui-attribution "tag") can be tagged through Attributable, and that the
+// tag set through it is the one the codec writes.
+func TestAttributable(t *testing.T) {
+	m, err := generator.Load("../schema/events.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Events {
+		sample, err := generator.Sample(m, s.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := DecodeEvent(sample)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		a, ok := ev.(Attributable)
+		if want := s.Event.Attribution == generator.AttributionTag; ok != want {
+			t.Errorf("%s: Attributable = %v, want %v", s.Name, ok, want)
+		}
+		if !ok {
+			continue
+		}
+		a.Attributed().SubagentRunID = new("tag-1")
+		out, err := ev.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wire map[string]any
+		if err := json.Unmarshal(out, &wire); err != nil {
+			t.Fatal(err)
+		}
+		if wire["subagentRunId"] != "tag-1" {
+			t.Errorf("%s: subagentRunId set through Attributed is %v on the wire", s.Name, wire["subagentRunId"])
+		}
+	}
+	var msg Message = &UserMessage{ID: "u"}
+	if _, ok := msg.(Attributable); !ok {
+		t.Error("messages compose the Attributable mixin but are not Attributable")
+	}
+}

@@ -332,11 +332,11 @@ func (x *Expander) closeAll(dst []agui.Event) []agui.Event {
 func (l *lane) end() agui.Event {
 	switch l.kind {
 	case kindTool:
-		return &agui.ToolCallEnd{ToolCallID: l.id, SubagentRunID: l.tag}
+		return &agui.ToolCallEnd{ToolCallID: l.id, Attribution: agui.Attribution{SubagentRunID: l.tag}}
 	case kindReasoning:
-		return &agui.ReasoningMessageEnd{MessageID: l.id, SubagentRunID: l.tag}
+		return &agui.ReasoningMessageEnd{MessageID: l.id, Attribution: agui.Attribution{SubagentRunID: l.tag}}
 	}
-	return &agui.TextMessageEnd{MessageID: l.id, SubagentRunID: l.tag}
+	return &agui.TextMessageEnd{MessageID: l.id, Attribution: agui.Attribution{SubagentRunID: l.tag}}
 }
 
 // resolve decides which lane a chunk of kind k belongs to, following the
@@ -453,11 +453,11 @@ func (x *Expander) text(dst []agui.Event, c *agui.TextMessageChunk) ([]agui.Even
 		start = len(dst)
 		r := role
 		dst = append(dst, &agui.TextMessageStart{
-			EventBase:     agui.EventBase{Metadata: c.Metadata},
-			MessageID:     l.id,
-			Role:          &r,
-			Name:          c.Name,
-			SubagentRunID: c.SubagentRunID,
+			EventBase:   agui.EventBase{Metadata: c.Metadata},
+			MessageID:   l.id,
+			Role:        &r,
+			Name:        c.Name,
+			Attribution: agui.Attribution{SubagentRunID: c.SubagentRunID},
 		})
 	}
 	if c.Delta != nil || c.RawEvent != nil || (len(dst) == start && c.Metadata != nil) {
@@ -466,10 +466,10 @@ func (x *Expander) text(dst []agui.Event, c *agui.TextMessageChunk) ([]agui.Even
 			delta = *c.Delta
 		}
 		dst = append(dst, &agui.TextMessageContent{
-			EventBase:     agui.EventBase{Metadata: c.Metadata, RawEvent: c.RawEvent},
-			MessageID:     l.id,
-			Delta:         delta,
-			SubagentRunID: contentTag(c.SubagentRunID, l.tag),
+			EventBase:   agui.EventBase{Metadata: c.Metadata, RawEvent: c.RawEvent},
+			MessageID:   l.id,
+			Delta:       delta,
+			Attribution: agui.Attribution{SubagentRunID: contentTag(c.SubagentRunID, l.tag)},
 		})
 	}
 	return dst, nil
@@ -507,7 +507,7 @@ func (x *Expander) tool(dst []agui.Event, c *agui.ToolCallChunk) ([]agui.Event, 
 			ToolCallID:      l.id,
 			ToolCallName:    l.toolName,
 			ParentMessageID: c.ParentMessageID,
-			SubagentRunID:   c.SubagentRunID,
+			Attribution:     agui.Attribution{SubagentRunID: c.SubagentRunID},
 		})
 	}
 	if c.Delta != nil || c.RawEvent != nil || (len(dst) == start && c.Metadata != nil) {
@@ -516,10 +516,10 @@ func (x *Expander) tool(dst []agui.Event, c *agui.ToolCallChunk) ([]agui.Event, 
 			delta = *c.Delta
 		}
 		dst = append(dst, &agui.ToolCallArgs{
-			EventBase:     agui.EventBase{Metadata: c.Metadata, RawEvent: c.RawEvent},
-			ToolCallID:    l.id,
-			Delta:         delta,
-			SubagentRunID: contentTag(c.SubagentRunID, l.tag),
+			EventBase:   agui.EventBase{Metadata: c.Metadata, RawEvent: c.RawEvent},
+			ToolCallID:  l.id,
+			Delta:       delta,
+			Attribution: agui.Attribution{SubagentRunID: contentTag(c.SubagentRunID, l.tag)},
 		})
 	}
 	return dst, nil
@@ -542,9 +542,9 @@ func (x *Expander) reasoning(dst []agui.Event, c *agui.ReasoningMessageChunk) ([
 		l = &x.lanes[len(x.lanes)-1]
 		start = len(dst)
 		dst = append(dst, &agui.ReasoningMessageStart{
-			EventBase:     agui.EventBase{Metadata: c.Metadata},
-			MessageID:     l.id,
-			SubagentRunID: c.SubagentRunID,
+			EventBase:   agui.EventBase{Metadata: c.Metadata},
+			MessageID:   l.id,
+			Attribution: agui.Attribution{SubagentRunID: c.SubagentRunID},
 		})
 	}
 	if c.Delta != nil || c.RawEvent != nil || (len(dst) == start && c.Metadata != nil) {
@@ -553,10 +553,10 @@ func (x *Expander) reasoning(dst []agui.Event, c *agui.ReasoningMessageChunk) ([
 			delta = *c.Delta
 		}
 		dst = append(dst, &agui.ReasoningMessageContent{
-			EventBase:     agui.EventBase{Metadata: c.Metadata, RawEvent: c.RawEvent},
-			MessageID:     l.id,
-			Delta:         delta,
-			SubagentRunID: contentTag(c.SubagentRunID, l.tag),
+			EventBase:   agui.EventBase{Metadata: c.Metadata, RawEvent: c.RawEvent},
+			MessageID:   l.id,
+			Delta:       delta,
+			Attribution: agui.Attribution{SubagentRunID: contentTag(c.SubagentRunID, l.tag)},
 		})
 	}
 	return dst, nil

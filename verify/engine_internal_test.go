@@ -17,9 +17,9 @@ func TestFactsOf(t *testing.T) {
 	}{
 		{"untagged delta", agui.NewTextMessageContent("m1", "x"),
 			facts{action: actionContinue, entity: entityMessage, id: "m1"}},
-		{"tagged delta", &agui.ToolCallArgs{ToolCallID: "c1", SubagentRunID: &tag},
+		{"tagged delta", &agui.ToolCallArgs{ToolCallID: "c1", Attribution: agui.Attribution{SubagentRunID: &tag}},
 			facts{action: actionContinue, entity: entityToolCall, id: "c1", tag: "s1", tagged: true}},
-		{"empty tag is a tag", &agui.ReasoningMessageContent{MessageID: "z", SubagentRunID: new("")},
+		{"empty tag is a tag", &agui.ReasoningMessageContent{MessageID: "z", Attribution: agui.Attribution{SubagentRunID: new("")}},
 			facts{action: actionContinue, entity: entityReasoningMessage, id: "z", tagged: true}},
 		{"chunk without id", &agui.TextMessageChunk{},
 			facts{action: actionChunk, entity: entityMessage}},

@@ -97,7 +97,7 @@ func textChunk(id, delta string, tag ...string) agui.Event {
 }
 func snapshot(msgs ...agui.Message) agui.Event { return agui.NewMessagesSnapshot(msgs) }
 func assistant(id string, tag ...string) agui.Message {
-	return &agui.AssistantMessage{ID: id, SubagentRunID: tagOf(tag)}
+	return &agui.AssistantMessage{ID: id, Attribution: agui.Attribution{SubagentRunID: tagOf(tag)}}
 }
 
 // want is the expected verdict of one profile: accepted (the zero value),
@@ -356,7 +356,7 @@ func TestSticky(t *testing.T) {
 
 func TestServerSeed(t *testing.T) {
 	var s verify.Server
-	s.Seed([]agui.Message{&agui.AssistantMessage{ID: "a1", SubagentRunID: new("s1"), ToolCalls: []agui.ToolCall{{ID: "c1"}}}})
+	s.Seed([]agui.Message{&agui.AssistantMessage{ID: "a1", Attribution: agui.Attribution{SubagentRunID: new("s1")}, ToolCalls: []agui.ToolCall{{ID: "c1"}}}})
 	if err := run(&s, []agui.Event{rs("r1"), tcr("t1", "c1"), rf("r1")}); err != nil {
 		t.Fatalf("a result for a call from history: %v", err)
 	}

@@ -100,7 +100,7 @@ func (c *Conversation) Apply(ev agui.Event) []Warning {
 			return activityConflict(ev.Type(), ev.MessageID, "reasoning")
 		}
 		if e == nil {
-			e = c.push(&entry{msg: &agui.ReasoningMessage{ID: ev.MessageID, SubagentRunID: cp(ev.SubagentRunID)}})
+			e = c.push(&entry{msg: &agui.ReasoningMessage{ID: ev.MessageID, Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}})
 		}
 		ws = c.mergeInto(ws, metadataOf(e.msg), ev.Metadata)
 	case *agui.ReasoningMessageContent:
@@ -303,13 +303,13 @@ func (c *Conversation) startToolCall(ws []Warning, ev *agui.ToolCallStart) []War
 				parent = e
 			} else {
 				ws = append(ws, Warning{Kind: ParentNotAssistant, Message: fmt.Sprintf("TOOL_CALL_START: parentMessageId '%s' matches a '%s' message, not assistant — falling back to toolCallId", *pm, roleOf(e.msg))})
-				parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, SubagentRunID: cp(ev.SubagentRunID)}})
+				parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}})
 			}
 		} else {
-			parent = c.push(&entry{msg: &agui.AssistantMessage{ID: *pm, SubagentRunID: cp(ev.SubagentRunID)}})
+			parent = c.push(&entry{msg: &agui.AssistantMessage{ID: *pm, Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}})
 		}
 	} else {
-		parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, SubagentRunID: cp(ev.SubagentRunID)}})
+		parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}})
 	}
 	am := parent.msg.(*agui.AssistantMessage)
 	am.ToolCalls = append(am.ToolCalls, agui.ToolCall{ID: ev.ToolCallID, Function: agui.FunctionCall{Name: ev.ToolCallName}})
@@ -323,7 +323,7 @@ func (c *Conversation) startToolCall(ws []Warning, ev *agui.ToolCallStart) []War
 // no owner, at the end.
 func (c *Conversation) toolResult(ws []Warning, ev *agui.ToolCallResult) []Warning {
 	c.answered[ev.ToolCallID] = struct{}{}
-	tm := &agui.ToolMessage{ID: ev.MessageID, ToolCallID: ev.ToolCallID, Content: cloneContent(ev.Content), SubagentRunID: cp(ev.SubagentRunID)}
+	tm := &agui.ToolMessage{ID: ev.MessageID, ToolCallID: ev.ToolCallID, Content: cloneContent(ev.Content), Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}
 	ws = c.mergeInto(ws, &tm.Metadata, ev.Metadata)
 	e := &entry{msg: tm}
 	k := c.calls[ev.ToolCallID]

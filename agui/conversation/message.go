@@ -215,12 +215,12 @@ func newTextMessage(ev *agui.TextMessageStart) agui.Message {
 	}
 	switch role {
 	case agui.TextMessageRoleDeveloper:
-		return &agui.DeveloperMessage{ID: ev.MessageID, Name: cp(ev.Name), SubagentRunID: cp(ev.SubagentRunID)}
+		return &agui.DeveloperMessage{ID: ev.MessageID, Name: cp(ev.Name), Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}
 	case agui.TextMessageRoleSystem:
-		return &agui.SystemMessage{ID: ev.MessageID, Name: cp(ev.Name), SubagentRunID: cp(ev.SubagentRunID)}
+		return &agui.SystemMessage{ID: ev.MessageID, Name: cp(ev.Name), Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}
 	case agui.TextMessageRoleUser:
-		return &agui.UserMessage{ID: ev.MessageID, Content: agui.TextContent(""), Name: cp(ev.Name), SubagentRunID: cp(ev.SubagentRunID)}
+		return &agui.UserMessage{ID: ev.MessageID, Content: agui.TextContent(""), Name: cp(ev.Name), Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}
 	case agui.TextMessageRoleAssistant:
 	}
-	return &agui.AssistantMessage{ID: ev.MessageID, Content: &empty, Name: cp(ev.Name), SubagentRunID: cp(ev.SubagentRunID)}
+	return &agui.AssistantMessage{ID: ev.MessageID, Content: &empty, Name: cp(ev.Name), Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}
 }

@@ -105,7 +105,7 @@ func (c *Conversation) messagesSnapshot(ev *agui.MessagesSnapshot) {
 func (c *Conversation) activitySnapshot(ws []Warning, ev *agui.ActivitySnapshot) []Warning {
 	replace := ev.Replace == nil || *ev.Replace
 	fresh := func() *agui.ActivityMessage {
-		return &agui.ActivityMessage{ID: ev.MessageID, ActivityType: ev.ActivityType, Content: bytes.Clone(ev.Content), SubagentRunID: cp(ev.SubagentRunID)}
+		return &agui.ActivityMessage{ID: ev.MessageID, ActivityType: ev.ActivityType, Content: bytes.Clone(ev.Content), Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}
 	}
 	var target agui.Message
 	switch e := c.byID[ev.MessageID]; {

@@ -205,7 +205,7 @@ func (e *emitter) textContent(id, delta string, sc *scope) error {
 	defer e.mu.Unlock()
 	var ev *agui.TextMessageContent
 	if e.retain {
-		ev = &agui.TextMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
+		ev = &agui.TextMessageContent{MessageID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
 	} else {
 		// Only this method writes the reused event, and nothing mutates
 		// an event it is given, so setting the three members suffices.
@@ -224,7 +224,7 @@ func (e *emitter) toolArgs(id, delta string, sc *scope) error {
 	defer e.mu.Unlock()
 	var ev *agui.ToolCallArgs
 	if e.retain {
-		ev = &agui.ToolCallArgs{ToolCallID: id, Delta: delta, SubagentRunID: tag}
+		ev = &agui.ToolCallArgs{ToolCallID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
 	} else {
 		// Only this method writes the reused event, and nothing mutates
 		// an event it is given, so setting the three members suffices.
@@ -243,7 +243,7 @@ func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
 	defer e.mu.Unlock()
 	var ev *agui.ReasoningMessageContent
 	if e.retain {
-		ev = &agui.ReasoningMessageContent{MessageID: id, Delta: delta, SubagentRunID: tag}
+		ev = &agui.ReasoningMessageContent{MessageID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
 	} else {
 		// Only this method writes the reused event, and nothing mutates
 		// an event it is given, so setting the three members suffices.

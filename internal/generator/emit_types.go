@@ -2,6 +2,7 @@ package generator
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -114,9 +115,15 @@ func (e *emitter) structFields(s *StructDef) []Code {
 	if s.Embeds != nil {
 		fields = append(fields, Id(s.Embeds.GoName), Line())
 	}
+	for _, gm := range s.GoMixins {
+		fields = append(fields, Id(gm.GoName), Line())
+	}
 	for _, f := range s.Fields {
 		if f.IsConst && f.Required {
 			continue // implied by the Go type
+		}
+		if f.Mixin != nil {
+			continue // promoted from the embedded mixin
 		}
 		fields = append(fields, Comment(fieldDoc(f)), Id(f.GoName).Add(goType(f)))
 	}
@@ -187,6 +194,10 @@ func (e *emitter) emitEvents(f *File) {
 	})
 	f.Comment("Base returns b itself; through embedding it gives every event access to its base members.")
 	f.Func().Params(Id("b").Op("*").Id(emb.GoName)).Id("Base").Params().Op("*").Id(emb.GoName).Block(Return(Id("b")))
+
+	for _, gm := range m.Mixins {
+		e.emitMixin(f, gm)
+	}
 
 	f.Var().DefsFunc(func(g *Group) {
 		for _, s := range m.Events {
@@ -463,4 +474,41 @@ func allRequireID(u *UnionDef) bool {
 		}
 	}
 	return true
+}
+
+// emitMixin writes a Go-only mixin: the struct that types composing the
+// schema definition embed, its accessor, and the interface every embedding
+// type satisfies through the promoted accessor, so code can reach the
+// members of any of them without a type switch.
+func (e *emitter) emitMixin(f *File, gm *StructDef) {
+	iface := goTypeName(gm.Name)
+	var users []string
+	for _, s := range e.m.Structs {
+		if slices.Contains(s.GoMixins, gm) {
+			users = append(users, "[*"+s.GoName+"]")
+		}
+	}
+	f.Comment(fmt.Sprintf("%s holds the members of the schema's %s mixin. %s", gm.GoName, gm.Name, gm.Doc))
+	f.Comment("")
+	f.Comment("Schema: #/$defs/" + gm.Name)
+	f.Type().Id(gm.GoName).StructFunc(func(g *Group) {
+		for _, fl := range gm.Fields {
+			g.Comment(fieldDoc(fl))
+			g.Id(fl.GoName).Add(goType(fl))
+		}
+	})
+	f.Comment(fmt.Sprintf("%s returns m itself. Types that embed %s get it by promotion, which makes them %s.", gm.Method, gm.GoName, iface))
+	f.Func().Params(Id("m").Op("*").Id(gm.GoName)).Id(gm.Method).Params().Op("*").Id(gm.GoName).Block(Return(Id("m")))
+	f.Comment(fmt.Sprintf("%s is implemented by every type that embeds [%s]: %s.", iface, gm.GoName, strings.Join(users, ", ")))
+	f.Type().Id(iface).Interface(
+		Comment(fmt.Sprintf("%s returns the embedded %s, for reading or setting its members.", gm.Method, gm.GoName)),
+		Id(gm.Method).Params().Op("*").Id(gm.GoName),
+	)
+	f.Var().DefsFunc(func(g *Group) {
+		for _, s := range e.m.Structs {
+			if slices.Contains(s.GoMixins, gm) {
+				g.Id("_").Id(iface).Op("=").Parens(Op("*").Id(s.GoName)).Parens(Nil())
+			}
+		}
+	})
 }

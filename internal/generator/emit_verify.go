@@ -114,7 +114,7 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 	f.Comment("factsOf classifies an event by the lifecycle annotations of the schema.")
 	var hot, cold []*StructDef
 	for _, s := range m.Events {
-		if s.Event.Action == "continue" {
+		if s.Event.Action == ActionContinue {
 			hot = append(hot, s)
 		} else {
 			cold = append(cold, s)
@@ -139,7 +139,7 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 		g.Switch(Id("e").Op(":=").Id("ev").Assert(Type())).BlockFunc(func(sw *Group) {
 			for _, s := range hot {
 				ev := s.Event
-				if ev.Attribution != "tag" || ev.IDField == nil || !ev.IDField.Required || ev.Entity == "" {
+				if ev.Attribution != AttributionTag || ev.IDField == nil || !ev.IDField.Required || ev.Entity == "" {
 					panic(fmt.Sprintf("%s: a continuation needs an entity, a required id and tag attribution", s.Name))
 				}
 				sw.Case(Op("*").Qual(aguiPath, s.GoName)).Block(
@@ -168,7 +168,7 @@ func (e *emitter) factsSwitch(events []*StructDef, aguiPath string) Code {
 	subject := Id("e").Op(":=").Id("ev").Assert(Type())
 	reads := false
 	for _, s := range events {
-		reads = reads || s.Event.IDField != nil || s.Event.Attribution != "none"
+		reads = reads || s.Event.IDField != nil || s.Event.Attribution != AttributionNone
 	}
 	if !reads {
 		subject = Id("ev").Assert(Type())
@@ -189,10 +189,10 @@ func (e *emitter) factsSwitch(events []*StructDef, aguiPath string) Code {
 					}
 				}
 				switch ev.Attribution {
-				case "identity":
+				case AttributionIdentity:
 					vals[Id("tag")] = Id("e").Dot(ev.TagField.GoName)
 					vals[Id("tagged")] = True()
-				case "tag":
+				case AttributionTag:
 					vals[Id("tag")] = Id("deref").Call(Id("e").Dot(ev.TagField.GoName))
 					vals[Id("tagged")] = Id("e").Dot(ev.TagField.GoName).Op("!=").Nil()
 				}
@@ -211,6 +211,6 @@ func (e *emitter) emitDeref(f *File) {
 	)
 }
 
-func actionName(a string) string {
-	return "action" + strings.ReplaceAll(goEnumName(a), " ", "")
+func actionName(a Action) string {
+	return "action" + strings.ReplaceAll(goEnumName(string(a)), " ", "")
 }

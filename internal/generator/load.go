@@ -124,6 +124,7 @@ type resolver struct {
 	enums   map[string]*Enum
 	arrays  map[string]*NamedArray
 	mixins  map[string]bool
+	goMix   map[string]*StructDef // mixins embedded as Go-only structs (Attribution)
 }
 
 func (r *resolver) errAt(n *node, format string, args ...any) error {
@@ -139,7 +140,7 @@ var (
 	defKeywords = []string{"$anchor", "description", "type", "allOf", "oneOf", "properties", "required",
 		"unevaluatedProperties", "additionalProperties", "items", "enum", "pattern",
 		"x-agui-lifecycle", "x-agui-attribution", "x-agui-proto", "x-agui-discriminator",
-		"x-agui-format", "x-agui-go-embed"}
+		"x-agui-format", "x-agui-go-embed", "x-agui-go-mixin"}
 	propKeywords = []string{"description", "type", "$ref", "const", "enum", "not", "oneOf", "items",
 		"minimum", "maximum", "minItems", "additionalProperties", "default", "contentEncoding",
 		"x-agui-proto-field", "x-agui-null-tolerated", "x-agui-go-type",
@@ -263,6 +264,19 @@ func (r *resolver) declare(name string, d *node) error {
 		// Metadata-like: an open object, represented as raw JSON.
 	case typ == "object":
 		if r.mixins[name] {
+			if gm := d.get("x-agui-go-mixin"); gm != nil {
+				typ, method := gm.get("type"), gm.get("method")
+				if typ == nil || method == nil || typ.kind != '"' || method.kind != '"' {
+					return r.errAt(gm, `x-agui-go-mixin needs {"type": Go type, "method": accessor}`)
+				}
+				s := &StructDef{Name: name, GoName: typ.str, Doc: doc, Method: method.str}
+				if r.goMix == nil {
+					r.goMix = map[string]*StructDef{}
+				}
+				r.goMix[name] = s
+				r.model.Mixins = append(r.model.Mixins, s)
+				return nil
+			}
 			if emb := d.get("x-agui-go-embed"); emb != nil {
 				s := &StructDef{Name: name, GoName: emb.str, Doc: doc}
 				r.structs[name] = s
@@ -363,21 +377,22 @@ func (r *resolver) fields(d *node, s *StructDef) ([]*Field, error) {
 		name   string
 		schema *node
 		own    bool
+		from   string // the mixin that declares it, "" for own
 	}
 	var props []prop
 	seen := map[string]bool{}
-	collect := func(n *node, own bool) {
+	collect := func(n *node, own bool, from string) {
 		if n == nil {
 			return
 		}
 		for i, k := range n.keys {
 			if !seen[k] {
 				seen[k] = true
-				props = append(props, prop{k, n.vals[i], own})
+				props = append(props, prop{k, n.vals[i], own, from})
 			}
 		}
 	}
-	collect(d.get("properties"), true)
+	collect(d.get("properties"), true, "")
 	var visit func(def *node) error
 	visit = func(def *node) error {
 		for _, mixin := range r.allOf(def) {
@@ -399,8 +414,15 @@ func (r *resolver) fields(d *node, s *StructDef) ([]*Field, error) {
 				}
 				continue
 			}
+			if gm := r.goMix[mixin]; gm != nil && gm.Fields == nil {
+				gf, err := r.fields(md, gm)
+				if err != nil {
+					return err
+				}
+				gm.Fields = gf
+			}
 			addRequired(md)
-			collect(md.get("properties"), false)
+			collect(md.get("properties"), false, mixin)
 			if err := visit(md); err != nil {
 				return err
 			}
@@ -422,6 +444,14 @@ func (r *resolver) fields(d *node, s *StructDef) ([]*Field, error) {
 			return nil, err
 		}
 		f.Required = required[p.name]
+		if gm := r.goMix[p.from]; gm != nil && !p.own {
+			// The member lives in the embedded Go mixin; the codec reaches
+			// it through Go's field promotion.
+			f.Mixin = gm
+			if !slices.Contains(s.GoMixins, gm) {
+				s.GoMixins = append(s.GoMixins, gm)
+			}
+		}
 		switch {
 		case f.IsConst && f.JSON == discOf(s) && disc == nil:
 			disc = append(disc, f)
@@ -692,7 +722,7 @@ func (r *resolver) typeOf(p, at *node) (*TypeRef, error) {
 	return nil, r.errAt(p, "unsupported type %q", typ)
 }
 
-var lifecycleActions = []string{"open", "continue", "close", "fail", "chunk", "answer", "upsert", "mutate", "annotate", "seed", "none"}
+var lifecycleActions = []Action{ActionOpen, ActionContinue, ActionClose, ActionFail, ActionChunk, ActionAnswer, ActionUpsert, ActionMutate, ActionAnnotate, ActionSeed, ActionNone}
 
 func (r *resolver) eventInfo(d *node, s *StructDef) error {
 	ev := s.Event
@@ -708,10 +738,10 @@ func (r *resolver) eventInfo(d *node, s *StructDef) error {
 		v := life.vals[i]
 		switch k {
 		case "action":
-			if !slices.Contains(lifecycleActions, v.str) {
-				return r.errAt(v, "unknown lifecycle action %q (one of %s)", v.str, strings.Join(lifecycleActions, ", "))
+			if !slices.Contains(lifecycleActions, Action(v.str)) {
+				return r.errAt(v, "unknown lifecycle action %q (one of %v)", v.str, lifecycleActions)
 			}
-			ev.Action = v.str
+			ev.Action = Action(v.str)
 		case "entity":
 			if !slices.ContainsFunc(r.model.Entities, func(e Entity) bool { return e.Kind == v.str }) {
 				return r.errAt(v, "unknown entity kind %q (declare it in x-agui-entities)", v.str)
@@ -737,22 +767,22 @@ func (r *resolver) eventInfo(d *node, s *StructDef) error {
 	if attr == nil {
 		return r.errAt(d, "an event needs x-agui-attribution (tag, identity or none)")
 	}
-	ev.Attribution = attr.str
+	ev.Attribution = Attribution(attr.str)
 	for _, f := range s.Fields {
 		if f.JSON == "subagentRunId" {
 			ev.TagField = f
 		}
 	}
 	switch ev.Attribution {
-	case "tag":
+	case AttributionTag:
 		if ev.TagField == nil || ev.TagField.Required {
 			return r.errAt(attr, "attribution %q needs an optional subagentRunId", ev.Attribution)
 		}
-	case "identity":
+	case AttributionIdentity:
 		if ev.TagField == nil || !ev.TagField.Required {
 			return r.errAt(attr, "attribution %q needs a required subagentRunId", ev.Attribution)
 		}
-	case "none":
+	case AttributionNone:
 		if ev.TagField != nil {
 			return r.errAt(attr, "attribution none, but the event has subagentRunId")
 		}

@@ -17,7 +17,8 @@ type Model struct {
 	Unions     []*UnionDef
 	Enums      []*Enum
 	Arrays     []*NamedArray
-	Embed      *StructDef // the mixin emitted as an embedded struct (EventBase)
+	Embed      *StructDef   // the mixin emitted as an embedded struct (EventBase)
+	Mixins     []*StructDef // Go-only embedded mixins (Attribution), in $defs order
 
 	Entities   []Entity
 	Rules      []Rule
@@ -67,7 +68,8 @@ type Field struct {
 	NullAlways    bool   // strict decoding does too: a permanent tolerance
 	Const         string // fixed value (discriminators and constant members)
 	IsConst       bool
-	Embedded      bool // lives in the embedded struct (EventBase)
+	Embedded      bool       // lives in the embedded struct (EventBase)
+	Mixin         *StructDef // lives in this embedded Go-only mixin (Attribution), nil when not
 	ProtoField    int
 	Ptr           string // JSON Pointer of the property in the schema, for errors
 }
@@ -77,25 +79,56 @@ type StructDef struct {
 	Name     string // definition name in the schema
 	GoName   string
 	Doc      string
-	Fields   []*Field    // Go order: discriminator, inherited required, own properties, inherited optional
-	Wire     []*Field    // encoding order: declaration order, mixins first (see wireOrder)
-	EmbedAt  int         // index in Wire before which the embedded mixin's members go; -1 for none
-	Open     bool        // keeps unknown members (JSON Patch operations)
-	Embeds   *StructDef  // embedded mixin (EventBase), if any
-	Disc     *Field      // the discriminating constant, when the struct is a union variant
-	Unions   []*UnionDef // unions it belongs to
+	Fields   []*Field     // Go order: discriminator, inherited required, own properties, inherited optional
+	Wire     []*Field     // encoding order: declaration order, mixins first (see wireOrder)
+	EmbedAt  int          // index in Wire before which the embedded mixin's members go; -1 for none
+	Open     bool         // keeps unknown members (JSON Patch operations)
+	Embeds   *StructDef   // embedded mixin (EventBase), if any
+	GoMixins []*StructDef // embedded Go-only mixins (Attribution) holding some of Fields
+	Method   string       // for a Go-only mixin: the accessor returning itself
+	Disc     *Field       // the discriminating constant, when the struct is a union variant
+	Unions   []*UnionDef  // unions it belongs to
 	Event    *EventInfo
 	Required int // number of required non-const fields
 }
+
+// Action is an event's lifecycle action (x-agui-lifecycle "action").
+type Action string
+
+// The lifecycle actions the schema may name.
+const (
+	ActionOpen     Action = "open"
+	ActionContinue Action = "continue"
+	ActionClose    Action = "close"
+	ActionFail     Action = "fail"
+	ActionChunk    Action = "chunk"
+	ActionAnswer   Action = "answer"
+	ActionUpsert   Action = "upsert"
+	ActionMutate   Action = "mutate"
+	ActionAnnotate Action = "annotate"
+	ActionSeed     Action = "seed"
+	ActionNone     Action = "none"
+)
+
+// Attribution is how an event names the subagent it belongs to
+// (x-agui-attribution).
+type Attribution string
+
+// The attributions the schema may name.
+const (
+	AttributionTag      Attribution = "tag"      // an optional subagentRunId tag
+	AttributionIdentity Attribution = "identity" // a required subagentRunId: the event is about the subagent
+	AttributionNone     Attribution = "none"     // never attributed
+)
 
 // EventInfo is what an event definition adds.
 type EventInfo struct {
 	Wire        string // e.g. TEXT_MESSAGE_CONTENT
 	ConstName   string // Go name of the EventType constant
-	Action      string // lifecycle action
+	Action      Action // lifecycle action
 	Entity      string // entity kind, "" when none
 	IDField     *Field // the field naming the entity, nil when none
-	Attribution string // tag, identity or none
+	Attribution Attribution
 	TagField    *Field // subagentRunId, nil when not attributable
 	ProtoEnum   int
 	ProtoOneof  int

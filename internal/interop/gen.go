@@ -86,17 +86,17 @@ func (s *source) messages() []agui.Message {
 		id, tag := s.id(), s.tag()
 		switch s.next() % 4 {
 		case 0:
-			out = append(out, &agui.UserMessage{ID: id, Content: agui.TextContent("hi"), SubagentRunID: tag})
+			out = append(out, &agui.UserMessage{ID: id, Content: agui.TextContent("hi"), Attribution: agui.Attribution{SubagentRunID: tag}})
 		case 1:
-			m := &agui.AssistantMessage{ID: id, SubagentRunID: tag}
+			m := &agui.AssistantMessage{ID: id, Attribution: agui.Attribution{SubagentRunID: tag}}
 			if s.flag() {
 				m.ToolCalls = []agui.ToolCall{{ID: s.id(), Function: agui.FunctionCall{Name: "f", Arguments: "{}"}}}
 			}
 			out = append(out, m)
 		case 2:
-			out = append(out, &agui.ReasoningMessage{ID: id, Content: "r", SubagentRunID: tag})
+			out = append(out, &agui.ReasoningMessage{ID: id, Content: "r", Attribution: agui.Attribution{SubagentRunID: tag}})
 		case 3:
-			out = append(out, &agui.ActivityMessage{ID: id, ActivityType: "a", Content: json.RawMessage(`{}`), SubagentRunID: tag})
+			out = append(out, &agui.ActivityMessage{ID: id, ActivityType: "a", Content: json.RawMessage(`{}`), Attribution: agui.Attribution{SubagentRunID: tag}})
 		}
 	}
 	return out
@@ -112,17 +112,17 @@ func (s *source) event(t byte) agui.Event {
 	}
 	switch typ {
 	case agui.EventTypeTextMessageStart:
-		e := &agui.TextMessageStart{EventBase: s.base(), MessageID: s.id(), SubagentRunID: s.tag()}
+		e := &agui.TextMessageStart{EventBase: s.base(), MessageID: s.id(), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 		if s.flag() {
 			e.Role = new(agui.TextMessageRoleAssistant)
 		}
 		return e
 	case agui.EventTypeTextMessageContent:
-		return &agui.TextMessageContent{EventBase: s.base(), MessageID: s.id(), Delta: s.pick("x", ""), SubagentRunID: s.tag()}
+		return &agui.TextMessageContent{EventBase: s.base(), MessageID: s.id(), Delta: s.pick("x", ""), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeTextMessageEnd:
-		return &agui.TextMessageEnd{EventBase: s.base(), MessageID: s.id(), SubagentRunID: s.tag()}
+		return &agui.TextMessageEnd{EventBase: s.base(), MessageID: s.id(), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeTextMessageChunk:
-		e := &agui.TextMessageChunk{EventBase: s.base(), MessageID: s.opt(s.id()), Delta: s.opt("d"), SubagentRunID: s.tag()}
+		e := &agui.TextMessageChunk{EventBase: s.base(), MessageID: s.opt(s.id()), Delta: s.opt("d"), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 		switch s.next() % 4 {
 		case 2:
 			e.Role = new(agui.TextMessageRoleAssistant)
@@ -134,13 +134,13 @@ func (s *source) event(t byte) agui.Event {
 		}
 		return e
 	case agui.EventTypeToolCallStart:
-		return &agui.ToolCallStart{EventBase: s.base(), ToolCallID: s.id(), ToolCallName: "f", ParentMessageID: s.opt(s.id()), SubagentRunID: s.tag()}
+		return &agui.ToolCallStart{EventBase: s.base(), ToolCallID: s.id(), ToolCallName: "f", ParentMessageID: s.opt(s.id()), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeToolCallArgs:
-		return &agui.ToolCallArgs{EventBase: s.base(), ToolCallID: s.id(), Delta: "{}", SubagentRunID: s.tag()}
+		return &agui.ToolCallArgs{EventBase: s.base(), ToolCallID: s.id(), Delta: "{}", Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeToolCallEnd:
-		return &agui.ToolCallEnd{EventBase: s.base(), ToolCallID: s.id(), SubagentRunID: s.tag()}
+		return &agui.ToolCallEnd{EventBase: s.base(), ToolCallID: s.id(), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeToolCallChunk:
-		e := &agui.ToolCallChunk{EventBase: s.base(), ToolCallID: s.opt(s.id()), Delta: s.opt("{}"), SubagentRunID: s.tag()}
+		e := &agui.ToolCallChunk{EventBase: s.base(), ToolCallID: s.opt(s.id()), Delta: s.opt("{}"), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 		if s.next()%4 != 0 {
 			e.ToolCallName = new(s.pick("f", "f", "g"))
 		}
@@ -149,15 +149,15 @@ func (s *source) event(t byte) agui.Event {
 		}
 		return e
 	case agui.EventTypeToolCallResult:
-		return &agui.ToolCallResult{EventBase: s.base(), MessageID: "r" + s.id(), ToolCallID: s.id(), Content: agui.TextContent("ok"), SubagentRunID: s.tag()}
+		return &agui.ToolCallResult{EventBase: s.base(), MessageID: "r" + s.id(), ToolCallID: s.id(), Content: agui.TextContent("ok"), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeStateSnapshot:
-		return &agui.StateSnapshot{EventBase: s.base(), Snapshot: json.RawMessage(`{}`), SubagentRunID: s.tag()}
+		return &agui.StateSnapshot{EventBase: s.base(), Snapshot: json.RawMessage(`{}`), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeStateDelta:
-		return &agui.StateDelta{EventBase: s.base(), Delta: agui.JSONPatch{}, SubagentRunID: s.tag()}
+		return &agui.StateDelta{EventBase: s.base(), Delta: agui.JSONPatch{}, Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeMessagesSnapshot:
 		return &agui.MessagesSnapshot{EventBase: s.base(), Messages: append([]agui.Message{}, s.messages()...)}
 	case agui.EventTypeActivitySnapshot:
-		e := &agui.ActivitySnapshot{EventBase: s.base(), MessageID: s.id(), ActivityType: "a", Content: json.RawMessage(`{}`), SubagentRunID: s.tag()}
+		e := &agui.ActivitySnapshot{EventBase: s.base(), MessageID: s.id(), ActivityType: "a", Content: json.RawMessage(`{}`), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 		switch s.next() % 3 {
 		case 1:
 			e.Replace = new(false)
@@ -166,11 +166,11 @@ func (s *source) event(t byte) agui.Event {
 		}
 		return e
 	case agui.EventTypeActivityDelta:
-		return &agui.ActivityDelta{EventBase: s.base(), MessageID: s.id(), ActivityType: "a", Patch: agui.JSONPatch{}, SubagentRunID: s.tag()}
+		return &agui.ActivityDelta{EventBase: s.base(), MessageID: s.id(), ActivityType: "a", Patch: agui.JSONPatch{}, Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeRaw:
-		return &agui.Raw{EventBase: s.base(), Event: json.RawMessage(`{}`), SubagentRunID: s.tag()}
+		return &agui.Raw{EventBase: s.base(), Event: json.RawMessage(`{}`), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeCustom:
-		return &agui.Custom{EventBase: s.base(), Name: "c", Value: json.RawMessage(`1`), SubagentRunID: s.tag()}
+		return &agui.Custom{EventBase: s.base(), Name: "c", Value: json.RawMessage(`1`), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeRunStarted:
 		e := &agui.RunStarted{EventBase: s.base(), ThreadID: "t", RunID: s.pick("r1", "r2")}
 		if s.next()%4 == 3 {
@@ -182,27 +182,27 @@ func (s *source) event(t byte) agui.Event {
 	case agui.EventTypeRunError:
 		return &agui.RunError{EventBase: s.base(), Message: "boom"}
 	case agui.EventTypeStepStarted:
-		return &agui.StepStarted{EventBase: s.base(), StepName: s.pick(steps...), SubagentRunID: s.tag()}
+		return &agui.StepStarted{EventBase: s.base(), StepName: s.pick(steps...), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeStepFinished:
-		return &agui.StepFinished{EventBase: s.base(), StepName: s.pick(steps...), SubagentRunID: s.tag()}
+		return &agui.StepFinished{EventBase: s.base(), StepName: s.pick(steps...), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeReasoningStart:
-		return &agui.ReasoningStart{EventBase: s.base(), MessageID: s.id(), SubagentRunID: s.tag()}
+		return &agui.ReasoningStart{EventBase: s.base(), MessageID: s.id(), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeReasoningMessageStart:
-		return &agui.ReasoningMessageStart{EventBase: s.base(), MessageID: s.id(), SubagentRunID: s.tag()}
+		return &agui.ReasoningMessageStart{EventBase: s.base(), MessageID: s.id(), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeReasoningMessageContent:
-		return &agui.ReasoningMessageContent{EventBase: s.base(), MessageID: s.id(), Delta: "t", SubagentRunID: s.tag()}
+		return &agui.ReasoningMessageContent{EventBase: s.base(), MessageID: s.id(), Delta: "t", Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeReasoningMessageEnd:
-		return &agui.ReasoningMessageEnd{EventBase: s.base(), MessageID: s.id(), SubagentRunID: s.tag()}
+		return &agui.ReasoningMessageEnd{EventBase: s.base(), MessageID: s.id(), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeReasoningMessageChunk:
-		return &agui.ReasoningMessageChunk{EventBase: s.base(), MessageID: s.opt(s.id()), Delta: s.opt("t"), SubagentRunID: s.tag()}
+		return &agui.ReasoningMessageChunk{EventBase: s.base(), MessageID: s.opt(s.id()), Delta: s.opt("t"), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeReasoningEnd:
-		return &agui.ReasoningEnd{EventBase: s.base(), MessageID: s.id(), SubagentRunID: s.tag()}
+		return &agui.ReasoningEnd{EventBase: s.base(), MessageID: s.id(), Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeReasoningEncryptedValue:
 		sub := agui.ReasoningEncryptedValueSubtypeMessage
 		if s.flag() {
 			sub = agui.ReasoningEncryptedValueSubtypeToolCall
 		}
-		return &agui.ReasoningEncryptedValue{EventBase: s.base(), Subtype: sub, EntityID: s.id(), EncryptedValue: "e", SubagentRunID: s.tag()}
+		return &agui.ReasoningEncryptedValue{EventBase: s.base(), Subtype: sub, EntityID: s.id(), EncryptedValue: "e", Attribution: agui.Attribution{SubagentRunID: s.tag()}}
 	case agui.EventTypeSubagentStarted:
 		return &agui.SubagentStarted{EventBase: s.base(), SubagentRunID: s.pick(subs...), Name: "sub", ParentSubagentRunID: s.opt(s.pick(subs...))}
 	case agui.EventTypeSubagentFinished:

@@ -177,13 +177,13 @@ func (g reducerGen) event() agui.Event {
 		if g.rng.IntN(3) == 0 {
 			role = new(agui.TextMessageRole(g.pick("user", "assistant", "system", "developer")))
 		}
-		return &agui.TextMessageStart{EventBase: g.metadata(), MessageID: msg(), Role: role, Name: g.maybe("bot"), SubagentRunID: g.tag()}
+		return &agui.TextMessageStart{EventBase: g.metadata(), MessageID: msg(), Role: role, Name: g.maybe("bot"), Attribution: agui.Attribution{SubagentRunID: g.tag()}}
 	case 2, 3:
 		return &agui.TextMessageContent{EventBase: g.metadata(), MessageID: msg(), Delta: g.pick("x", "é", "<b>")}
 	case 4:
 		return &agui.TextMessageEnd{EventBase: g.metadata(), MessageID: msg()}
 	case 5:
-		return &agui.ReasoningMessageStart{EventBase: g.metadata(), MessageID: g.pick("r1", "r2", "m1", "a1"), SubagentRunID: g.tag()}
+		return &agui.ReasoningMessageStart{EventBase: g.metadata(), MessageID: g.pick("r1", "r2", "m1", "a1"), Attribution: agui.Attribution{SubagentRunID: g.tag()}}
 	case 6:
 		return &agui.ReasoningMessageContent{EventBase: g.metadata(), MessageID: g.pick("r1", "r2", "m1"), Delta: "think"}
 	case 7:
@@ -193,7 +193,7 @@ func (g reducerGen) event() agui.Event {
 		if g.rng.IntN(3) > 0 {
 			parent = new(g.pick("m1", "m2", "u1", "a1", "r1", "p9"))
 		}
-		return &agui.ToolCallStart{EventBase: g.metadata(), ToolCallID: call(), ToolCallName: g.pick("f", "g"), ParentMessageID: parent, SubagentRunID: g.tag()}
+		return &agui.ToolCallStart{EventBase: g.metadata(), ToolCallID: call(), ToolCallName: g.pick("f", "g"), ParentMessageID: parent, Attribution: agui.Attribution{SubagentRunID: g.tag()}}
 	case 10:
 		return &agui.ToolCallArgs{EventBase: g.metadata(), ToolCallID: call(), Delta: g.pick(`{"q":`, `1}`)}
 	case 11:
@@ -203,7 +203,7 @@ func (g reducerGen) event() agui.Event {
 		if g.rng.IntN(2) == 0 {
 			content = agui.PartsContent(&agui.TextPart{Text: "part"})
 		}
-		return &agui.ToolCallResult{EventBase: g.metadata(), MessageID: g.pick("t1", "t2"), ToolCallID: call(), Content: content, SubagentRunID: g.tag()}
+		return &agui.ToolCallResult{EventBase: g.metadata(), MessageID: g.pick("t1", "t2"), ToolCallID: call(), Content: content, Attribution: agui.Attribution{SubagentRunID: g.tag()}}
 	case 13:
 		// Objects and arrays only: against a falsy document (0, false, "",
 		// null) the reference skips its validation and then mostly does
@@ -225,7 +225,7 @@ func (g reducerGen) event() agui.Event {
 		if g.rng.IntN(2) == 0 {
 			replace = new(g.rng.IntN(2) == 0)
 		}
-		return &agui.ActivitySnapshot{EventBase: g.metadata(), MessageID: g.pick("a1", "a2", "m1"), ActivityType: g.pick("t1", "t2"), Content: json.RawMessage(`{"v":` + g.value(1) + `}`), Replace: replace, SubagentRunID: g.tag()}
+		return &agui.ActivitySnapshot{EventBase: g.metadata(), MessageID: g.pick("a1", "a2", "m1"), ActivityType: g.pick("t1", "t2"), Content: json.RawMessage(`{"v":` + g.value(1) + `}`), Replace: replace, Attribution: agui.Attribution{SubagentRunID: g.tag()}}
 	case 18:
 		ops := agui.JSONPatch{&agui.ReplaceOperation{Path: g.pick("/v", "/w"), Value: json.RawMessage(g.value(1))}}
 		return &agui.ActivityDelta{EventBase: g.metadata(), MessageID: g.pick("a1", "a2", "m1"), ActivityType: g.pick("t1", "t3"), Patch: ops}
@@ -246,7 +246,7 @@ func (g reducerGen) event() agui.Event {
 		ev := &agui.RunFinished{ThreadID: "t", RunID: "r"}
 		switch g.rng.IntN(3) {
 		case 0:
-			ev.Outcome = &agui.RunFinishedInterruptOutcome{Interrupts: []agui.Interrupt{{ID: "i1", Reason: "approval", SubagentRunID: g.tag()}}}
+			ev.Outcome = &agui.RunFinishedInterruptOutcome{Interrupts: []agui.Interrupt{{ID: "i1", Reason: "approval", Attribution: agui.Attribution{SubagentRunID: g.tag()}}}}
 		case 1:
 			ev.Outcome = &agui.RunFinishedCancelledOutcome{}
 		}
