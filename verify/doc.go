@@ -70,7 +70,7 @@
 // tool name, a subagent whose parent was never started (server profile: is
 // not active), and (server profile) RUN_FINISHED naming another run.
 //
-// [UnknownId] (unknown-id), server profile only, occurs when a
+// [UnknownID] (unknown-id), server profile only, occurs when a
 // TOOL_CALL_RESULT answers a tool call the run never introduced (by
 // TOOL_CALL_START, MESSAGES_SNAPSHOT, RUN_STARTED.input or [Server.Seed]):
 // RUN_STARTED, TOOL_CALL_RESULT c9.

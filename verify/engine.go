@@ -536,7 +536,7 @@ func (e *engine) answer(ev agui.Event, f *facts) *Error {
 		it, known := e.items[h][f.id]
 		switch {
 		case !known:
-			return e.fail(UnknownId, ev.Type(), f.id, entityNouns[f.entity]+" "+strconv.Quote(f.id)+" was never started in this run")
+			return e.fail(UnknownID, ev.Type(), f.id, entityNouns[f.entity]+" "+strconv.Quote(f.id)+" was never started in this run")
 		case it.open[slot]:
 			return e.fail(OutOfOrder, ev.Type(), f.id, entityNouns[f.entity]+" "+strconv.Quote(f.id)+" is still open; the result must follow its end")
 		}

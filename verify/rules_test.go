@@ -208,7 +208,7 @@ var ruleCases = []struct {
 	{"chunk-opened message closed by the next chunk stream", []agui.Event{rs("r1"), textChunk("m1", "a"), textChunk("", "b"), textChunk("m2", "c"), rf("r1")}, ok, ok},
 
 	// unknown-id (server only)
-	{"result for an unknown call", []agui.Event{rs("r1"), tcr("t1", "c9"), rf("r1")}, rejects(verify.UnknownId, 1, "c9"), ok},
+	{"result for an unknown call", []agui.Event{rs("r1"), tcr("t1", "c9"), rf("r1")}, rejects(verify.UnknownID, 1, "c9"), ok},
 	{"result for a call of a snapshot", []agui.Event{rs("r1"), snapshot(&agui.AssistantMessage{ID: "a1", ToolCalls: []agui.ToolCall{{ID: "c1"}}}), tcr("t1", "c1"), rf("r1")}, ok, ok},
 	{"result after the call ended", []agui.Event{rs("r1"), tcs("c1", ""), tca("c1"), tce("c1"), tcr("t1", "c1"), rf("r1")}, ok, ok},
 
@@ -274,7 +274,7 @@ func TestEveryRuleCovered(t *testing.T) {
 		if !rejected["server "+r.String()] {
 			t.Errorf("no server case rejects with %s", r)
 		}
-		if r != verify.UnknownId && r != verify.OutOfOrder && !rejected["client "+r.String()] {
+		if r != verify.UnknownID && r != verify.OutOfOrder && !rejected["client "+r.String()] {
 			t.Errorf("no client case rejects with %s", r)
 		}
 	}

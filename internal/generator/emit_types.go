@@ -139,7 +139,9 @@ func (e *emitter) emitEvents(f *File) {
 	m := e.m
 	f.PackageComment("")
 	et := m.EventType
-	f.Comment(comment(et.GoName, et.Doc))
+	f.Comment(comment(et.GoName, et.Doc, et.GoName+" is a string enum."))
+	f.Comment("")
+	f.Comment(schemaRef(et.Name))
 	f.Comment("")
 	f.Comment("//agui:enum")
 	f.Type().Id(et.GoName).String()
@@ -160,7 +162,9 @@ func (e *emitter) emitEvents(f *File) {
 
 	// The sealed Event interface, listing its variants.
 	u := m.EventUnion
-	f.Comment(comment("Event", u.Doc))
+	f.Comment(comment("Event", u.Doc, "Event is a sealed union."))
+	f.Comment("")
+	f.Comment(schemaRef(u.Name))
 	f.Comment("")
 	f.Comment("The set is closed: only this package implements Event, and the exhaustive")
 	f.Comment("analyzer (analysis/exhaustive) reports a switch over events that misses one.")
@@ -183,6 +187,8 @@ func (e *emitter) emitEvents(f *File) {
 	// EventBase.
 	emb := m.Embed
 	f.Comment(emb.GoName + " holds the members every event may carry. Events embed it.")
+	f.Comment("")
+	f.Comment(schemaRef(emb.Name))
 	f.Type().Id(emb.GoName).StructFunc(func(g *Group) {
 		for _, fl := range emb.Fields {
 			if fl.IsConst || fl.JSON == "type" {
@@ -206,8 +212,9 @@ func (e *emitter) emitEvents(f *File) {
 	})
 
 	for _, s := range m.Events {
-		f.Comment(comment(s.GoName, s.Doc))
-		f.Comment(fmt.Sprintf("Its wire type is %s.", s.Event.Wire))
+		f.Comment(comment(s.GoName, s.Doc, fmt.Sprintf("%s is the %s event.", s.GoName, s.Event.Wire)))
+		f.Comment("")
+		f.Comment(schemaRef(s.Name))
 		f.Type().Id(s.GoName).Struct(e.structFields(s)...)
 		f.Comment(fmt.Sprintf("Type returns %s.", s.Event.ConstName))
 		f.Func().Params(Op("*").Id(s.GoName)).Id("Type").Params().Id(et.GoName).Block(Return(Id(s.Event.ConstName)))
@@ -308,7 +315,9 @@ func (e *emitter) emitTypes(f *File) {
 		if en == m.EventType {
 			continue
 		}
-		f.Comment(comment(en.GoName, en.Doc))
+		f.Comment(comment(en.GoName, en.Doc, en.GoName+" is a string enum."))
+		f.Comment("")
+		f.Comment(schemaRef(en.Name))
 		f.Comment("")
 		f.Comment("//agui:enum")
 		f.Type().Id(en.GoName).String()
@@ -323,7 +332,9 @@ func (e *emitter) emitTypes(f *File) {
 		if u == m.EventUnion {
 			continue
 		}
-		f.Comment(comment(u.GoName, u.Doc))
+		f.Comment(comment(u.GoName, u.Doc, u.GoName+" is a sealed union."))
+		f.Comment("")
+		f.Comment(schemaRef(u.Name))
 		f.Comment("")
 		f.Comment(fmt.Sprintf("The set is closed; variants, told apart on the wire by %q:", u.Disc))
 		for _, v := range u.Variants {
@@ -348,17 +359,25 @@ func (e *emitter) emitTypes(f *File) {
 		})
 	}
 	for _, a := range m.Arrays {
-		f.Comment(comment(a.GoName, a.Doc))
+		f.Comment(comment(a.GoName, a.Doc, a.GoName+" is a JSON array."))
+		f.Comment("")
+		f.Comment(schemaRef(a.Name))
 		f.Type().Id(a.GoName).Index().Add(typeCode(a.Elem))
 	}
 	for _, s := range m.Structs {
 		if s.Event != nil {
 			continue
 		}
-		f.Comment(comment(s.GoName, s.Doc))
+		certain := s.GoName + " is a JSON object."
+		if s.Disc != nil && len(s.Unions) > 0 {
+			certain = fmt.Sprintf("%s is the %q variant of [%s].", s.GoName, s.Disc.Const, s.Unions[0].GoName)
+		}
+		f.Comment(comment(s.GoName, s.Doc, certain))
 		if s.Disc != nil && len(s.Unions) > 0 {
 			f.Comment(fmt.Sprintf("On the wire its %q is %q.", s.Disc.JSON, s.Disc.Const))
 		}
+		f.Comment("")
+		f.Comment(schemaRef(s.Name))
 		f.Type().Id(s.GoName).Struct(e.structFields(s)...)
 		for _, u := range s.Unions {
 			for _, a := range e.accessors(u) {

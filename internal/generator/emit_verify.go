@@ -21,7 +21,7 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 	f.Type().Id("Rule").Uint8()
 	f.Const().DefsFunc(func(g *Group) {
 		for i, r := range m.Rules {
-			g.Comment(fmt.Sprintf("%s (%s): %s.", r.GoName, r.ID, r.Description))
+			g.Comment(fmt.Sprintf("%s (%s): %s. It occurs when %s.", r.GoName, r.ID, r.Description, r.OccursWhen))
 			if i == 0 {
 				g.Id(r.GoName).Id("Rule").Op("=").Iota().Op("+").Lit(1)
 			} else {

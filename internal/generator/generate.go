@@ -93,29 +93,40 @@ type emitter struct {
 	m *Model
 }
 
-// comment turns a schema description into a Go doc comment that starts with
-// the declared name: "Opens a message." becomes "X opens a message.", and a
-// noun phrase becomes "X is a ...".
-func comment(name, doc string) string {
+// comment turns a schema description into the first paragraph of a Go doc
+// comment, which must start with the declared name, without guessing at
+// grammar: a description that starts with a verb of the list below ("Opens a
+// message.") or with an indefinite article ("A call of a tool.") reads on from
+// the name ("X opens a message.", "X is a call of a tool."); any other is
+// quoted as its own sentence after certain, a sentence the generator knows to
+// be true ("X is the "tool" variant of [Message]."). Without a description
+// only certain remains.
+func comment(name, doc, certain string) string {
 	doc = strings.TrimSpace(doc)
 	if doc == "" {
-		return name + " is generated from the schema."
+		return certain
 	}
 	if !strings.HasSuffix(doc, ".") {
 		doc += "."
 	}
 	first, _, _ := strings.Cut(doc, " ")
-	if verbs[first] {
+	switch {
+	case verbs[first]:
 		return name + " " + lowerFirst(doc)
+	case first == "A" || first == "An":
+		return name + " is " + lowerFirst(doc)
 	}
-	return name + " is " + lowerFirst(doc)
+	return certain + " " + doc
 }
+
+// schemaRef is the doc line naming the definition a type comes from.
+func schemaRef(def string) string { return "Schema: #/$defs/" + def }
 
 var verbs = map[string]bool{}
 
 func init() {
 	for _, v := range strings.Fields("Opens Appends Closes Marks Carries Replaces Changes Creates Patches Passes " +
-		"Begins Ends Attaches Announces Adds Removes Moves Copies Checks Names Says Holds Mixin") {
+		"Begins Ends Attaches Announces Adds Removes Moves Copies Checks Names Says Holds Reports Starts Finishes") {
 		verbs[v] = true
 	}
 }

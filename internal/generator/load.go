@@ -870,11 +870,11 @@ func (r *resolver) readRootAnnotations() error {
 	}
 	if rules := r.root.get("x-agui-rules"); rules != nil {
 		for _, e := range rules.vals {
-			v, err := strs(e, "id", "name", "description")
+			v, err := strs(e, "id", "name", "description", "occursWhen")
 			if err != nil {
 				return err
 			}
-			r.model.Rules = append(r.model.Rules, Rule{ID: v[0], GoName: v[1], Description: v[2]})
+			r.model.Rules = append(r.model.Rules, Rule{ID: v[0], GoName: goFieldName(v[1]), Description: v[2], OccursWhen: v[3]})
 		}
 	}
 	if codes := r.root.get("x-agui-error-codes"); codes != nil {
@@ -883,7 +883,7 @@ func (r *resolver) readRootAnnotations() error {
 			if err != nil {
 				return err
 			}
-			r.model.ErrorCodes = append(r.model.ErrorCodes, ErrorCode{Code: v[0], GoName: v[1], Description: v[2]})
+			r.model.ErrorCodes = append(r.model.ErrorCodes, ErrorCode{Code: v[0], GoName: goFieldName(v[1]), Description: v[2]})
 		}
 	}
 	return nil

@@ -178,7 +178,8 @@ type Entity struct {
 type Rule struct {
 	ID          string
 	GoName      string
-	Description string
+	Description string // the rule, stated: "a run starts once"
+	OccursWhen  string // when a stream breaks it: "RUN_STARTED arrives while a run is active"
 }
 
 // ErrorCode is one stable error code.
