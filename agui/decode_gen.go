@@ -3,8 +3,6 @@
 
 package agui
 
-import "strconv"
-
 // decodeJSON reads one TextMessageStartEvent object at the cursor.
 func (v *TextMessageStart) decodeJSON(d *decoder) error {
 	var seen uint64
@@ -2965,256 +2963,242 @@ func (v *EventBase) decodeMember(d *decoder, key []byte) (err error) {
 
 // decodeEventUnion reads one Event, choosing the variant by "type".
 func decodeEventUnion(d *decoder) (Event, error) {
-	disc, err := d.discriminator("type")
-	if err != nil {
-		return nil, err
-	}
-	var v interface {
-		Event
-		decodeJSON(*decoder) error
-	}
+	return decodeUnion(d, "type", pickEvent, true)
+}
+
+// eventVariant is a Event that can decode itself.
+type eventVariant interface {
+	Event
+	decodable
+}
+
+// pickEvent returns a new Event of the variant disc names, or nil.
+func pickEvent(disc []byte) eventVariant {
 	switch string(disc) {
 	case "TEXT_MESSAGE_START":
-		v = new(TextMessageStart)
+		return new(TextMessageStart)
 	case "TEXT_MESSAGE_CONTENT":
-		v = new(TextMessageContent)
+		return new(TextMessageContent)
 	case "TEXT_MESSAGE_END":
-		v = new(TextMessageEnd)
+		return new(TextMessageEnd)
 	case "TEXT_MESSAGE_CHUNK":
-		v = new(TextMessageChunk)
+		return new(TextMessageChunk)
 	case "TOOL_CALL_START":
-		v = new(ToolCallStart)
+		return new(ToolCallStart)
 	case "TOOL_CALL_ARGS":
-		v = new(ToolCallArgs)
+		return new(ToolCallArgs)
 	case "TOOL_CALL_END":
-		v = new(ToolCallEnd)
+		return new(ToolCallEnd)
 	case "TOOL_CALL_CHUNK":
-		v = new(ToolCallChunk)
+		return new(ToolCallChunk)
 	case "TOOL_CALL_RESULT":
-		v = new(ToolCallResult)
+		return new(ToolCallResult)
 	case "STATE_SNAPSHOT":
-		v = new(StateSnapshot)
+		return new(StateSnapshot)
 	case "STATE_DELTA":
-		v = new(StateDelta)
+		return new(StateDelta)
 	case "MESSAGES_SNAPSHOT":
-		v = new(MessagesSnapshot)
+		return new(MessagesSnapshot)
 	case "ACTIVITY_SNAPSHOT":
-		v = new(ActivitySnapshot)
+		return new(ActivitySnapshot)
 	case "ACTIVITY_DELTA":
-		v = new(ActivityDelta)
+		return new(ActivityDelta)
 	case "RAW":
-		v = new(Raw)
+		return new(Raw)
 	case "CUSTOM":
-		v = new(Custom)
+		return new(Custom)
 	case "RUN_STARTED":
-		v = new(RunStarted)
+		return new(RunStarted)
 	case "RUN_FINISHED":
-		v = new(RunFinished)
+		return new(RunFinished)
 	case "RUN_ERROR":
-		v = new(RunError)
+		return new(RunError)
 	case "STEP_STARTED":
-		v = new(StepStarted)
+		return new(StepStarted)
 	case "STEP_FINISHED":
-		v = new(StepFinished)
+		return new(StepFinished)
 	case "REASONING_START":
-		v = new(ReasoningStart)
+		return new(ReasoningStart)
 	case "REASONING_MESSAGE_START":
-		v = new(ReasoningMessageStart)
+		return new(ReasoningMessageStart)
 	case "REASONING_MESSAGE_CONTENT":
-		v = new(ReasoningMessageContent)
+		return new(ReasoningMessageContent)
 	case "REASONING_MESSAGE_END":
-		v = new(ReasoningMessageEnd)
+		return new(ReasoningMessageEnd)
 	case "REASONING_MESSAGE_CHUNK":
-		v = new(ReasoningMessageChunk)
+		return new(ReasoningMessageChunk)
 	case "REASONING_END":
-		v = new(ReasoningEnd)
+		return new(ReasoningEnd)
 	case "REASONING_ENCRYPTED_VALUE":
-		v = new(ReasoningEncryptedValue)
+		return new(ReasoningEncryptedValue)
 	case "SUBAGENT_STARTED":
-		v = new(SubagentStarted)
+		return new(SubagentStarted)
 	case "SUBAGENT_FINISHED":
-		v = new(SubagentFinished)
+		return new(SubagentFinished)
 	case "SUBAGENT_ERROR":
-		v = new(SubagentError)
-	default:
-		return nil, &UnknownEventTypeError{Type: string(disc)}
+		return new(SubagentError)
 	}
-	if err := v.decodeJSON(d); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return nil
 }
 
 // decodeRunFinishedOutcomeUnion reads one RunFinishedOutcome, choosing the variant by "type".
 func decodeRunFinishedOutcomeUnion(d *decoder) (RunFinishedOutcome, error) {
-	disc, err := d.discriminator("type")
-	if err != nil {
-		return nil, err
-	}
-	var v interface {
-		RunFinishedOutcome
-		decodeJSON(*decoder) error
-	}
+	return decodeUnion(d, "type", pickRunFinishedOutcome, false)
+}
+
+// runFinishedOutcomeVariant is a RunFinishedOutcome that can decode itself.
+type runFinishedOutcomeVariant interface {
+	RunFinishedOutcome
+	decodable
+}
+
+// pickRunFinishedOutcome returns a new RunFinishedOutcome of the variant disc names, or nil.
+func pickRunFinishedOutcome(disc []byte) runFinishedOutcomeVariant {
 	switch string(disc) {
 	case "success":
-		v = new(RunFinishedSuccessOutcome)
+		return new(RunFinishedSuccessOutcome)
 	case "interrupt":
-		v = new(RunFinishedInterruptOutcome)
+		return new(RunFinishedInterruptOutcome)
 	case "cancelled":
-		v = new(RunFinishedCancelledOutcome)
-	default:
-		return nil, d.dropped("type " + strconv.Quote(string(disc)))
+		return new(RunFinishedCancelledOutcome)
 	}
-	if err := v.decodeJSON(d); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return nil
 }
 
 // decodeSubagentFinishedOutcomeUnion reads one SubagentFinishedOutcome, choosing the variant by "type".
 func decodeSubagentFinishedOutcomeUnion(d *decoder) (SubagentFinishedOutcome, error) {
-	disc, err := d.discriminator("type")
-	if err != nil {
-		return nil, err
-	}
-	var v interface {
-		SubagentFinishedOutcome
-		decodeJSON(*decoder) error
-	}
+	return decodeUnion(d, "type", pickSubagentFinishedOutcome, false)
+}
+
+// subagentFinishedOutcomeVariant is a SubagentFinishedOutcome that can decode itself.
+type subagentFinishedOutcomeVariant interface {
+	SubagentFinishedOutcome
+	decodable
+}
+
+// pickSubagentFinishedOutcome returns a new SubagentFinishedOutcome of the variant disc names, or nil.
+func pickSubagentFinishedOutcome(disc []byte) subagentFinishedOutcomeVariant {
 	switch string(disc) {
 	case "success":
-		v = new(SubagentFinishedSuccessOutcome)
+		return new(SubagentFinishedSuccessOutcome)
 	case "suspended":
-		v = new(SubagentFinishedSuspendedOutcome)
-	default:
-		return nil, d.dropped("type " + strconv.Quote(string(disc)))
+		return new(SubagentFinishedSuspendedOutcome)
 	}
-	if err := v.decodeJSON(d); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return nil
 }
 
 // decodeMessageUnion reads one Message, choosing the variant by "role".
 func decodeMessageUnion(d *decoder) (Message, error) {
-	disc, err := d.discriminator("role")
-	if err != nil {
-		return nil, err
-	}
-	var v interface {
-		Message
-		decodeJSON(*decoder) error
-	}
+	return decodeUnion(d, "role", pickMessage, false)
+}
+
+// messageVariant is a Message that can decode itself.
+type messageVariant interface {
+	Message
+	decodable
+}
+
+// pickMessage returns a new Message of the variant disc names, or nil.
+func pickMessage(disc []byte) messageVariant {
 	switch string(disc) {
 	case "developer":
-		v = new(DeveloperMessage)
+		return new(DeveloperMessage)
 	case "system":
-		v = new(SystemMessage)
+		return new(SystemMessage)
 	case "assistant":
-		v = new(AssistantMessage)
+		return new(AssistantMessage)
 	case "user":
-		v = new(UserMessage)
+		return new(UserMessage)
 	case "tool":
-		v = new(ToolMessage)
+		return new(ToolMessage)
 	case "activity":
-		v = new(ActivityMessage)
+		return new(ActivityMessage)
 	case "reasoning":
-		v = new(ReasoningMessage)
-	default:
-		return nil, d.dropped("role " + strconv.Quote(string(disc)))
+		return new(ReasoningMessage)
 	}
-	if err := v.decodeJSON(d); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return nil
 }
 
 // decodeContentPartUnion reads one ContentPart, choosing the variant by "type".
 func decodeContentPartUnion(d *decoder) (ContentPart, error) {
-	disc, err := d.discriminator("type")
-	if err != nil {
-		return nil, err
-	}
-	var v interface {
-		ContentPart
-		decodeJSON(*decoder) error
-	}
+	return decodeUnion(d, "type", pickContentPart, false)
+}
+
+// contentPartVariant is a ContentPart that can decode itself.
+type contentPartVariant interface {
+	ContentPart
+	decodable
+}
+
+// pickContentPart returns a new ContentPart of the variant disc names, or nil.
+func pickContentPart(disc []byte) contentPartVariant {
 	switch string(disc) {
 	case "text":
-		v = new(TextPart)
+		return new(TextPart)
 	case "image":
-		v = new(ImagePart)
+		return new(ImagePart)
 	case "audio":
-		v = new(AudioPart)
+		return new(AudioPart)
 	case "video":
-		v = new(VideoPart)
+		return new(VideoPart)
 	case "document":
-		v = new(DocumentPart)
-	default:
-		return nil, d.dropped("type " + strconv.Quote(string(disc)))
+		return new(DocumentPart)
 	}
-	if err := v.decodeJSON(d); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return nil
 }
 
 // decodePartSourceUnion reads one PartSource, choosing the variant by "type".
 func decodePartSourceUnion(d *decoder) (PartSource, error) {
-	disc, err := d.discriminator("type")
-	if err != nil {
-		return nil, err
-	}
-	var v interface {
-		PartSource
-		decodeJSON(*decoder) error
-	}
+	return decodeUnion(d, "type", pickPartSource, false)
+}
+
+// partSourceVariant is a PartSource that can decode itself.
+type partSourceVariant interface {
+	PartSource
+	decodable
+}
+
+// pickPartSource returns a new PartSource of the variant disc names, or nil.
+func pickPartSource(disc []byte) partSourceVariant {
 	switch string(disc) {
 	case "data":
-		v = new(DataSource)
+		return new(DataSource)
 	case "url":
-		v = new(URLSource)
+		return new(URLSource)
 	case "file":
-		v = new(FileSource)
-	default:
-		return nil, d.dropped("type " + strconv.Quote(string(disc)))
+		return new(FileSource)
 	}
-	if err := v.decodeJSON(d); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return nil
 }
 
 // decodeJSONPatchOperationUnion reads one JsonPatchOperation, choosing the variant by "op".
 func decodeJSONPatchOperationUnion(d *decoder) (JSONPatchOperation, error) {
-	disc, err := d.discriminator("op")
-	if err != nil {
-		return nil, err
-	}
-	var v interface {
-		JSONPatchOperation
-		decodeJSON(*decoder) error
-	}
+	return decodeUnion(d, "op", pickJSONPatchOperation, false)
+}
+
+// jSONPatchOperationVariant is a JSONPatchOperation that can decode itself.
+type jSONPatchOperationVariant interface {
+	JSONPatchOperation
+	decodable
+}
+
+// pickJSONPatchOperation returns a new JSONPatchOperation of the variant disc names, or nil.
+func pickJSONPatchOperation(disc []byte) jSONPatchOperationVariant {
 	switch string(disc) {
 	case "add":
-		v = new(AddOperation)
+		return new(AddOperation)
 	case "remove":
-		v = new(RemoveOperation)
+		return new(RemoveOperation)
 	case "replace":
-		v = new(ReplaceOperation)
+		return new(ReplaceOperation)
 	case "move":
-		v = new(MoveOperation)
+		return new(MoveOperation)
 	case "copy":
-		v = new(CopyOperation)
+		return new(CopyOperation)
 	case "test":
-		v = new(TestOperation)
-	default:
-		return nil, d.dropped("op " + strconv.Quote(string(disc)))
+		return new(TestOperation)
 	}
-	if err := v.decodeJSON(d); err != nil {
-		return nil, err
-	}
-	return v, nil
+	return nil
 }
 
 // UnmarshalJSON decodes data strictly into v, replacing its contents.

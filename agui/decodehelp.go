@@ -1,5 +1,7 @@
 package agui
 
+import "strconv"
+
 // This file holds the generic helpers that carry the generated decoder's cold
 // paths, so that decode_gen.go is mostly the per-member switches: finding a
 // union's discriminator, naming a missing member, keeping an open object's
@@ -18,7 +20,7 @@ func (d *decoder) discriminator(name string) ([]byte, error) {
 	if d.peekKind() != '{' {
 		return nil, d.beginObject() // fails, naming what is there instead
 	}
-	disc, found, err := d.findBytes(name)
+	disc, found, err := d.findBytes(name, false)
 	if err != nil {
 		return nil, err
 	}
@@ -26,6 +28,48 @@ func (d *decoder) discriminator(name string) ([]byte, error) {
 		return nil, d.missing(name)
 	}
 	return disc, nil
+}
+
+// decodeUnion reads one value of a union whose variants pick returns by
+// discriminator (nil for an unknown one). It looks only at the first
+// occurrence of the discriminator; when that does not work out (unknown, or
+// the variant fails to decode), it checks the cold case of a later
+// occurrence, which JSON.parse would keep, and decodes that variant instead.
+// An unknown discriminator is an *UnknownEventTypeError for events and
+// dropped (lenient) or rejected (strict) for other unions.
+func decodeUnion[V decodable](d *decoder, name string, pick func([]byte) V, event bool) (V, error) {
+	var zero V
+	disc, err := d.discriminator(name)
+	if err != nil {
+		return zero, err
+	}
+	at := d.save()
+	v := pick(disc)
+	if any(v) != nil {
+		if err = v.decodeJSON(d); err == nil {
+			return v, nil
+		}
+	}
+	failed := d.save() // past the value when a lenient decode dropped it
+	d.restore(at)
+	first, _, _ := d.findBytes(name, false)
+	firstName := string(first)
+	if last, _, lerr := d.findBytes(name, true); lerr == nil && string(last) != firstName {
+		if v := pick(last); any(v) != nil {
+			if err := v.decodeJSON(d); err != nil {
+				return zero, err
+			}
+			return v, nil
+		}
+		firstName = string(last)
+	} else if err != nil {
+		d.restore(failed)
+		return zero, err // the variant's own failure
+	}
+	if event {
+		return zero, &UnknownEventTypeError{Type: firstName}
+	}
+	return zero, d.dropped(name + " " + strconv.Quote(firstName))
 }
 
 // missingOf reports the first required member whose bit is clear in seen;

@@ -1,7 +1,6 @@
 package agui
 
 import (
-	"bytes"
 	"errors"
 	"strconv"
 	"unicode"
@@ -575,17 +574,17 @@ type pathElem struct {
 // decoder is the cursor that generated decoding code drives. It reads
 // directly from the input slice, which must not be modified while decoding.
 //
-// Protocol for generated code (errors are always returned immediately):
+// Protocol for generated code (errors are returned immediately, unless a
+// later member of the same name replaces the failed one):
 //
-//	if err := d.beginObject(); err != nil { return err }
+//	var o objMark
 //	for i := 0; ; i++ {
-//		k, more, err := d.key(i)
-//		if err != nil { return err }
-//		if !more { break }
+//		k, more, err := d.member(&o, i) // member 0 consumes the '{'
+//		if !more { /* check required members */ return err }
 //		d.push(k)
 //		switch string(k) { case "id": v.ID, err = d.str(); ...; default: err = d.unknown(k) }
+//		if err != nil && !d.overridden(o, i) { return err }
 //		d.pop()
-//		if err != nil { return err }
 //	}
 //
 // A decoder must not be copied after first use: its stacks start out in
@@ -1020,20 +1019,22 @@ func (d *decoder) isNull() bool {
 // JSON.parse; earlier ones are not looked at. A non-string value is an error
 // located at that member.
 func (d *decoder) findString(name string) (val string, found bool, err error) {
-	b, found, err := d.findBytes(name)
+	b, found, err := d.findBytes(name, true)
 	return string(b), found, err
 }
 
 // findBytes is findString without the copy: the value aliases the input or
-// d.scratch, so it is valid only until the decoder reads on.
-func (d *decoder) findBytes(name string) (val []byte, found bool, err error) {
+// d.scratch, so it is valid only until the decoder reads on. With last
+// false it stops at the first occurrence: the fast path of union decoding,
+// which looks for a later one only when the first does not work out.
+func (d *decoder) findBytes(name string, last bool) (val []byte, found bool, err error) {
 	data := d.data
 	i := skipSpace(data, d.pos)
 	if i >= len(data) || data[i] != '{' {
 		return nil, false, nil
 	}
 	limit := maxDepth - len(d.starts) - 1
-	last := -1 // offset of the value of the last occurrence of name
+	at := -1 // offset of the value of the last occurrence of name
 	for member := 0; ; member++ {
 		i = skipSpace(data, i+1) // past '{' or ','
 		if member == 0 && i < len(data) && data[i] == '}' {
@@ -1053,16 +1054,9 @@ func (d *decoder) findBytes(name string) (val []byte, found bool, err error) {
 		}
 		i = skipSpace(data, i+1)
 		if match {
-			last = i
-			if i < len(data) && data[i] == '"' {
-				if end, _, serr := scanString(data, i); serr == nil && member == 0 {
-					// The usual case: the discriminator leads. Later
-					// duplicates are rare, so only look for them cheaply
-					// when the rest of the object is short of the name.
-					if !mentions(data[end:], name) {
-						break
-					}
-				}
+			at = i
+			if !last {
+				break
 			}
 		}
 		if i, _, serr = scanValue(data, i, limit); serr != nil {
@@ -1079,35 +1073,20 @@ func (d *decoder) findBytes(name string) (val []byte, found bool, err error) {
 			return nil, false, d.syntax(unexpected(data, i, ", expected ',' or '}'"))
 		}
 	}
-	if last < 0 {
+	if at < 0 {
 		return nil, false, nil
 	}
-	if last < len(data) && data[last] == '"' {
-		if end, flags, serr := scanString(data, last); serr == nil {
-			return d.quoted(data[last:end], flags), true, nil
+	if at < len(data) && data[at] == '"' {
+		if end, flags, serr := scanString(data, at); serr == nil {
+			return d.quoted(data[at:end], flags), true, nil
 		}
 	}
 	// Error path: report at /…/name with a throw-away cursor, so this
 	// decoder's position and mark stay untouched.
 	path := append(append([]pathElem(nil), d.path...), pathElem{key: []byte(name), index: -1})
-	look := &decoder{data: data, pos: last, starts: d.starts, path: path}
+	look := &decoder{data: data, pos: at, starts: d.starts, path: path}
 	_, err = look.str() // fails: not a string, or a malformed one
 	return nil, true, err
-}
-
-// mentions reports whether data contains name in quotes: a cheap, sometimes
-// false, hint that a member of that name may follow.
-func mentions(data []byte, name string) bool {
-	for {
-		k := bytes.Index(data, []byte(name))
-		if k < 0 {
-			return false
-		}
-		if k > 0 && data[k-1] == '"' && k+len(name) < len(data) && data[k+len(name)] == '"' {
-			return true
-		}
-		data = data[k+1:]
-	}
 }
 
 // ---- members given twice ------------------------------------------------------
@@ -1131,6 +1110,21 @@ func (d *decoder) member(o *objMark, i int) (key []byte, more bool, err error) {
 		*o = objMark{depth: len(d.starts), path: path}
 	}
 	return d.key(i)
+}
+
+// cursor is the state of a decoder that save records and restore returns to.
+type cursor struct{ pos, mark, starts, path, warnings int }
+
+func (d *decoder) save() cursor {
+	return cursor{d.pos, d.mark, len(d.starts), len(d.path), len(d.warnings)}
+}
+
+// restore returns to c. Going forward again (to a later save) is allowed as
+// long as nothing was pushed in between: the stacks' backing arrays still
+// hold what was there.
+func (d *decoder) restore(c cursor) {
+	d.pos, d.mark = c.pos, c.mark
+	d.starts, d.path, d.warnings = d.starts[:c.starts], d.path[:c.path], d.warnings[:c.warnings]
 }
 
 // memberSpan is one member of an object as overridden sees it.

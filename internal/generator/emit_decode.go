@@ -309,26 +309,24 @@ func baseScalar(t *TypeRef) *TypeRef {
 	return t
 }
 
-// emitDecodeUnion writes the decoder of a union: the shared discriminator
-// lookup, then a switch that only picks the variant to decode into.
+// emitDecodeUnion writes the decoder of a union: the generic decodeUnion
+// with a generated switch that only picks the variant to decode into.
 func (e *emitter) emitDecodeUnion(f *File, u *UnionDef) {
 	isEvent := u == e.m.EventUnion
+	vt := lowerFirst(u.GoName) + "Variant"
 	f.Comment(fmt.Sprintf("decode%sUnion reads one %s, choosing the variant by %q.", u.GoName, u.Name, u.Disc))
-	f.Func().Id("decode"+u.GoName+"Union").Params(Id("d").Op("*").Id("decoder")).Params(Id(u.GoName), Error()).BlockFunc(func(g *Group) {
-		g.List(Id("disc"), Err()).Op(":=").Id("d").Dot("discriminator").Call(Lit(u.Disc))
-		g.If(Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
-		g.Var().Id("v").Interface(Id(u.GoName), Id("decodeJSON").Params(Op("*").Id("decoder")).Error())
+	f.Func().Id("decode"+u.GoName+"Union").Params(Id("d").Op("*").Id("decoder")).Params(Id(u.GoName), Error()).Block(
+		Return(Id("decodeUnion").Call(Id("d"), Lit(u.Disc), Id("pick"+u.GoName), Lit(isEvent))),
+	)
+	f.Comment(fmt.Sprintf("%s is a %s that can decode itself.", vt, u.GoName))
+	f.Type().Id(vt).Interface(Id(u.GoName), Id("decodable"))
+	f.Comment(fmt.Sprintf("pick%s returns a new %s of the variant disc names, or nil.", u.GoName, u.GoName))
+	f.Func().Id("pick"+u.GoName).Params(Id("disc").Index().Byte()).Id(vt).BlockFunc(func(g *Group) {
 		g.Switch(String().Call(Id("disc"))).BlockFunc(func(sw *Group) {
 			for _, v := range u.Variants {
-				sw.Case(Lit(v.Disc.Const)).Block(Id("v").Op("=").New(Id(v.GoName)))
-			}
-			if isEvent {
-				sw.Default().Block(Return(Nil(), Op("&").Id("UnknownEventTypeError").Values(Dict{Id("Type"): String().Call(Id("disc"))})))
-			} else {
-				sw.Default().Block(Return(Nil(), Id("d").Dot("dropped").Call(Lit(u.Disc+" ").Op("+").Qual("strconv", "Quote").Call(String().Call(Id("disc"))))))
+				sw.Case(Lit(v.Disc.Const)).Block(Return(New(Id(v.GoName))))
 			}
 		})
-		g.If(Err().Op(":=").Id("v").Dot("decodeJSON").Call(Id("d")), Err().Op("!=").Nil()).Block(Return(Nil(), Err()))
-		g.Return(Id("v"), Nil())
+		g.Return(Nil())
 	})
 }
