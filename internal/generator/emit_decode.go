@@ -321,7 +321,7 @@ func (e *emitter) emitDecodeUnion(f *File, u *UnionDef) {
 	f.Comment(fmt.Sprintf("%s is a %s that can decode itself.", vt, u.GoName))
 	f.Type().Id(vt).Interface(Id(u.GoName), Id("decodable"))
 	f.Comment(fmt.Sprintf("pick%s returns a new %s of the variant disc names, or nil.", u.GoName, u.GoName))
-	f.Func().Id("pick"+u.GoName).Params(Id("disc").Index().Byte()).Id(vt).BlockFunc(func(g *Group) {
+	f.Func().Id("pick" + u.GoName).Params(Id("disc").Index().Byte()).Id(vt).BlockFunc(func(g *Group) {
 		g.Switch(String().Call(Id("disc"))).BlockFunc(func(sw *Group) {
 			for _, v := range u.Variants {
 				sw.Case(Lit(v.Disc.Const)).Block(Return(New(Id(v.GoName))))
