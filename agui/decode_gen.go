@@ -2742,7 +2742,11 @@ func (v *AddOperation) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "op":
-			err = d.constString("add")
+			if seen&(1<<0) != 0 {
+				err = d.fail("\"op\" given twice")
+			} else {
+				err = d.constString("add")
+			}
 			seen |= 1 << 0
 		case "path":
 			v.Path, err = d.str()
@@ -2778,7 +2782,11 @@ func (v *RemoveOperation) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "op":
-			err = d.constString("remove")
+			if seen&(1<<0) != 0 {
+				err = d.fail("\"op\" given twice")
+			} else {
+				err = d.constString("remove")
+			}
 			seen |= 1 << 0
 		case "path":
 			v.Path, err = d.str()
@@ -2811,7 +2819,11 @@ func (v *ReplaceOperation) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "op":
-			err = d.constString("replace")
+			if seen&(1<<0) != 0 {
+				err = d.fail("\"op\" given twice")
+			} else {
+				err = d.constString("replace")
+			}
 			seen |= 1 << 0
 		case "path":
 			v.Path, err = d.str()
@@ -2847,7 +2859,11 @@ func (v *MoveOperation) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "op":
-			err = d.constString("move")
+			if seen&(1<<0) != 0 {
+				err = d.fail("\"op\" given twice")
+			} else {
+				err = d.constString("move")
+			}
 			seen |= 1 << 0
 		case "from":
 			v.From, err = d.str()
@@ -2886,7 +2902,11 @@ func (v *CopyOperation) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "op":
-			err = d.constString("copy")
+			if seen&(1<<0) != 0 {
+				err = d.fail("\"op\" given twice")
+			} else {
+				err = d.constString("copy")
+			}
 			seen |= 1 << 0
 		case "from":
 			v.From, err = d.str()
@@ -2925,7 +2945,11 @@ func (v *TestOperation) decodeJSON(d *decoder) error {
 		d.push(key)
 		switch string(key) {
 		case "op":
-			err = d.constString("test")
+			if seen&(1<<0) != 0 {
+				err = d.fail("\"op\" given twice")
+			} else {
+				err = d.constString("test")
+			}
 			seen |= 1 << 0
 		case "path":
 			v.Path, err = d.str()

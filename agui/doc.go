@@ -22,7 +22,9 @@
 // Decoding reads JSON as JavaScript's JSON.parse and encoding/json do: a
 // member given twice keeps its last value, and only that value is validated
 // (so {"messageId":null,"messageId":"m"} is accepted, as the schema accepts
-// what JSON.parse makes of it), and strings become Go strings, so
+// what JSON.parse makes of it; the one exception is a JSON Patch operation
+// with two "op" members, which RFC 6902 (appendix A.13) calls invalid), and
+// strings become Go strings, so
 // invalid UTF-8 and lone surrogate escapes read as U+FFFD (the reference
 // client decodes its input the same way).
 //

@@ -31,7 +31,7 @@ func TestDuplicateMembers(t *testing.T) {
 		{"wrong type then right", `{"type":"RAW","type":"TEXT_MESSAGE_END","messageId":"m"}`, `{"type":"TEXT_MESSAGE_END","messageId":"m"}`},
 		{"unknown type then known", `{"type":"NOPE","type":"TEXT_MESSAGE_END","messageId":"m"}`, `{"type":"TEXT_MESSAGE_END","messageId":"m"}`},
 		{"known type then unknown", `{"type":"TEXT_MESSAGE_END","messageId":"m","type":"NOPE"}`, ""},
-		{"nested union, last role wins", `{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"a","role":"reasoning","content":"r"}]}`, `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"reasoning","content":"r"}]}`},
+		{"nested union, last role wins", `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"user","role":"reasoning","content":"r"}]}`, `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"reasoning","content":"r"}]}`},
 		{"right type then wrong", `{"type":"TEXT_MESSAGE_END","messageId":"m","type":"RAW"}`, ""},
 		{"bad optional then good", `{"type":"TEXT_MESSAGE_END","messageId":"m","timestamp":1.5,"timestamp":7}`, `{"type":"TEXT_MESSAGE_END","timestamp":7,"messageId":"m"}`},
 		{"good optional then bad", `{"type":"TEXT_MESSAGE_END","messageId":"m","timestamp":7,"timestamp":"x"}`, ""},

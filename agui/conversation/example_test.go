@@ -47,8 +47,8 @@ func Example() {
 	next, _ := conv.NextInput(conversation.InputOptions{RunID: "r2"})
 	fmt.Println(next.ThreadID, next.RunID, len(next.Messages))
 	// Output:
-	// {"role":"user","id":"u1","content":"What is 6 × 7?"}
-	// {"role":"assistant","id":"a1","content":"It is 42."}
+	// {"id":"u1","role":"user","content":"What is 6 × 7?"}
+	// {"id":"a1","role":"assistant","content":"It is 42."}
 	// {"answered":2} succeeded
 	// t1 r2 2
 }

@@ -125,7 +125,15 @@ func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 							c.If(Id("seen").Op("&").Parens(Op(fmt.Sprintf("1 << %d", b))).Op("!=").Lit(0)).Block(
 								Id("v").Dot(fl.GoName).Op("=").Id(fl.Type.Struct.GoName).Values())
 						}
-						e.decodeField(c, fl)
+						if b, ok := bit[fl]; ok && s.Open && fl == s.Disc {
+							// RFC 6902 (section 4, appendix A.13): an
+							// operation with two "op" members is invalid,
+							// an exception to "the last one wins".
+							c.If(Id("seen").Op("&").Parens(Op(fmt.Sprintf("1 << %d", b))).Op("!=").Lit(0)).Block(
+								Err().Op("=").Id("d").Dot("fail").Call(Lit(strconv.Quote(fl.JSON)+" given twice"))).Else().BlockFunc(func(b *Group) { e.decodeField(b, fl) })
+						} else {
+							e.decodeField(c, fl)
+						}
 						if b, ok := bit[fl]; ok {
 							c.Id("seen").Op("|=").Op(fmt.Sprintf("1 << %d", b))
 						}
