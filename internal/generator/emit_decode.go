@@ -130,7 +130,7 @@ func (e *emitter) emitDecodeStruct(f *File, s *StructDef) {
 							// operation with two "op" members is invalid,
 							// an exception to "the last one wins".
 							c.If(Id("seen").Op("&").Parens(Op(fmt.Sprintf("1 << %d", b))).Op("!=").Lit(0)).Block(
-								Err().Op("=").Id("d").Dot("fail").Call(Lit(strconv.Quote(fl.JSON)+" given twice"))).Else().BlockFunc(func(b *Group) { e.decodeField(b, fl) })
+								Err().Op("=").Id("d").Dot("fail").Call(Lit(strconv.Quote(fl.JSON) + " given twice"))).Else().BlockFunc(func(b *Group) { e.decodeField(b, fl) })
 						} else {
 							e.decodeField(c, fl)
 						}
