@@ -92,7 +92,7 @@ func TestBinaryPartUpgradedInSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u","content":[` +
+	want := `{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":[` +
 		`{"type":"image","source":{"type":"data","value":"AAAA","mimeType":"image/png"},"metadata":{"filename":"cat.png"}},` +
 		`{"type":"document","source":{"type":"url","value":"https://x/y.pdf","mimeType":"application/pdf"}}]}]}`
 	if out[1] != want {
@@ -164,9 +164,9 @@ func TestEraInput(t *testing.T) {
 		max, want string
 		warns     int
 	}{
-		{"1.0.0", `{"threadId":"t","runId":"r","protocolVersion":"1.0","parentRunId":"p","messages":[{"role":"user","id":"u","content":[{"type":"text","text":"look"},{"type":"text","text":"here"},{"type":"image","source":{"type":"url","value":"https://x/c.png"}}],"subagentRunId":"s"}]}`, 0},
-		{"0.0.57", `{"threadId":"t","runId":"r","parentRunId":"p","messages":[{"role":"user","id":"u","content":[{"type":"text","text":"look"},{"type":"text","text":"here"},{"type":"image","source":{"type":"url","value":"https://x/c.png"}}]}]}`, 0},
-		{"0.0.39", `{"threadId":"t","runId":"r","messages":[{"role":"user","id":"u","content":"look\nhere"}]}`, 1},
+		{"1.0.0", `{"threadId":"t","runId":"r","protocolVersion":"1.0","parentRunId":"p","messages":[{"subagentRunId":"s","id":"u","role":"user","content":[{"type":"text","text":"look"},{"type":"text","text":"here"},{"type":"image","source":{"type":"url","value":"https://x/c.png"}}]}]}`, 0},
+		{"0.0.57", `{"threadId":"t","runId":"r","parentRunId":"p","messages":[{"id":"u","role":"user","content":[{"type":"text","text":"look"},{"type":"text","text":"here"},{"type":"image","source":{"type":"url","value":"https://x/c.png"}}]}]}`, 0},
+		{"0.0.39", `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"look\nhere"}]}`, 1},
 	} {
 		var body []byte
 		srv := sseServer(t, frames(runStarted, runFinished), func(r *http.Request) { body, _ = io.ReadAll(r.Body) })
