@@ -19,27 +19,25 @@
 // [Warning]. An unknown event type is an [*UnknownEventTypeError] in both
 // modes (errors.Is(err, ErrUnknownEventType)), so a consumer can skip it.
 //
-// Decoding reads JSON as JavaScript's JSON.parse and encoding/json do: a
-// member given twice keeps its last value, and only that value is validated
-// (so {"messageId":null,"messageId":"m"} is accepted, as the schema accepts
-// what JSON.parse makes of it; the one exception is a JSON Patch operation
-// with two "op" members, which RFC 6902 (appendix A.13) calls invalid), and
-// strings become Go strings, so
-// invalid UTF-8 and lone surrogate escapes read as U+FFFD (the reference
-// client decodes its input the same way).
+// Decoding reads JSON as JavaScript's JSON.parse and encoding/json do. A
+// member given twice keeps its last value, and only that value is validated:
+// {"messageId":null,"messageId":"m"} is accepted, as the schema accepts what
+// JSON.parse makes of it. The one exception is a JSON Patch operation with
+// two "op" members, which RFC 6902 (appendix A.13) calls invalid. Strings
+// become Go strings, so invalid UTF-8 and lone surrogate escapes read as
+// U+FFFD (the reference client decodes its input the same way).
 //
 // # Encoding
 //
 // Members are written in declaration order: a definition's mixins first, in
-// order, then its own members, so an event starts with its type and the base
+// order, then its own members. An event starts with its type and the base
 // members every event may carry (timestamp, rawEvent, metadata), then
 // subagentRunId, then its own members; a message starts with subagentRunId,
 // id and role. That is the order in which @ag-ui/core's schemas build the
 // objects a TypeScript peer holds, so our frames are byte-identical to the
-// reference encoder's. Absent
-// optionals are omitted, never written as null; raw JSON members
-// (json.RawMessage) keep their bytes, with insignificant whitespace removed so
-// that every event fits on one SSE data line.
+// reference encoder's. Absent optionals are omitted, never written as null;
+// raw JSON members (json.RawMessage) keep their bytes, with insignificant
+// whitespace removed so that every event fits on one SSE data line.
 //
 // # encoding/json
 //
