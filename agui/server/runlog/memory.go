@@ -1,0 +1,388 @@
+package runlog
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"iter"
+	"sync"
+	"time"
+)
+
+// MemoryOptions bound a [Memory] log. A zero field takes its default.
+type MemoryOptions struct {
+	// MaxRuns is how many runs are kept; beyond it the least recently used
+	// ended run is forgotten (live runs are never dropped). Default 1024.
+	MaxRuns int
+	// MaxEvents and MaxBytes bound each run's log: past either, its oldest
+	// events are dropped, and a reader that still needs them gets
+	// ErrExpired. Defaults 100 000 events and 16 MiB.
+	MaxEvents int
+	MaxBytes  int
+	// TTL is how long an ended run stays readable. Default 10 minutes.
+	TTL time.Duration
+	// Now is the clock (time.Now by default); tests move it.
+	Now func() time.Time
+}
+
+const (
+	defaultMaxRuns   = 1024
+	defaultMaxEvents = 100_000
+	defaultMaxBytes  = 16 << 20
+	defaultTTL       = 10 * time.Minute
+	// chunkSize is the slab events are copied into: one allocation per
+	// chunk, not per event, keeps the emit path free of allocations.
+	chunkSize = 64 << 10
+	// maxTombstones bounds how many forgotten run ids still answer
+	// ErrExpired rather than ErrNotFound.
+	maxTombstones = 4096
+)
+
+// Memory is a bounded, in-process [Log]: the default for a single replica.
+// Runs are kept in LRU order; the events of a run are copied into large
+// shared chunks, so appending allocates nothing per event.
+type Memory struct {
+	opts MemoryOptions
+
+	mu        sync.Mutex
+	runs      map[string]*memRun
+	lru       list.List // of *memRun, most recently used at the front
+	gone      map[string]struct{}
+	goneOrder []string
+	lastSweep time.Time
+}
+
+// NewMemory returns an empty memory log.
+func NewMemory(opts MemoryOptions) *Memory {
+	if opts.MaxRuns <= 0 {
+		opts.MaxRuns = defaultMaxRuns
+	}
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = defaultMaxEvents
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = defaultMaxBytes
+	}
+	if opts.TTL <= 0 {
+		opts.TTL = defaultTTL
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Memory{opts: opts, runs: map[string]*memRun{}, gone: map[string]struct{}{}}
+}
+
+type memRun struct {
+	log  *Memory
+	elem *list.Element // under log.mu
+
+	mu   sync.Mutex
+	info Info
+	// The kept events: spans[head:], span i holding sequence
+	// info.First+i-head. Spans hold no pointers, so a long log costs the
+	// garbage collector nothing to scan; their bytes live in chunks, where
+	// chunks[0] is chunk number chunk0. A chunk whose events were all
+	// dropped goes to spare and is written again, so a bounded run stops
+	// allocating once it is full.
+	spans  []span
+	head   int
+	bytes  int // bytes of the kept events
+	chunks [][]byte
+	chunk0 uint32
+	spare  [][]byte
+	wake   chan struct{} // made by a waiting reader, closed by Append
+
+	cancelOnce sync.Once
+	cancel     chan struct{}
+	reason     string // set before cancel is closed
+	closed     bool
+}
+
+type span struct {
+	chunk    uint32
+	off, n   uint32
+	terminal bool
+}
+
+// Start implements [Log].
+func (m *Memory) Start(_ context.Context, info Info) (Writer, error) {
+	if info.RunID == "" {
+		return nil, fmt.Errorf("runlog: empty run id")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweepLocked()
+	if _, ok := m.runs[info.RunID]; ok {
+		return nil, ErrExists
+	}
+	if _, ok := m.gone[info.RunID]; ok {
+		return nil, ErrExists
+	}
+	info.First, info.Last, info.Ended = 1, 0, false
+	info.Started, info.EndedAt = m.opts.Now(), time.Time{}
+	r := &memRun{log: m, info: info, cancel: make(chan struct{})}
+	r.elem = m.lru.PushFront(r)
+	m.runs[info.RunID] = r
+	m.evictLocked()
+	return r, nil
+}
+
+// lookup finds a run and marks it used.
+func (m *Memory) lookup(runID string) (*memRun, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweepLocked()
+	r, ok := m.runs[runID]
+	if !ok {
+		if _, gone := m.gone[runID]; gone {
+			return nil, ErrExpired
+		}
+		return nil, ErrNotFound
+	}
+	if r.expired(m.opts.Now(), m.opts.TTL) {
+		m.forgetLocked(r)
+		return nil, ErrExpired
+	}
+	m.lru.MoveToFront(r.elem)
+	return r, nil
+}
+
+// Info implements [Log].
+func (m *Memory) Info(_ context.Context, runID string) (Info, error) {
+	r, err := m.lookup(runID)
+	if err != nil {
+		return Info{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.info, nil
+}
+
+// Cancel implements [Log]. The owner shares this process, so the request
+// arrives at once.
+func (m *Memory) Cancel(_ context.Context, runID, reason string) error {
+	r, err := m.lookup(runID)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	ended := r.info.Ended
+	r.mu.Unlock()
+	if ended {
+		return ErrEnded
+	}
+	r.cancelOnce.Do(func() {
+		r.reason = reason
+		close(r.cancel)
+	})
+	return nil
+}
+
+// readBatch is how many entries a reader takes per lock.
+const readBatch = 64
+
+// Read implements [Log].
+func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		r, err := m.lookup(runID)
+		if err != nil {
+			yield(Entry{}, err)
+			return
+		}
+		next := after + 1
+		batch := make([]Entry, 0, readBatch)
+		var buf []byte
+		r.mu.Lock()
+		if after > r.info.Last {
+			last := r.info.Last
+			r.mu.Unlock()
+			yield(Entry{}, fmt.Errorf("%w: asked for events after %d, the run is at %d", ErrFuture, after, last))
+			return
+		}
+		r.mu.Unlock()
+		for {
+			r.mu.Lock()
+			if next < r.info.First {
+				first := r.info.First
+				r.mu.Unlock()
+				yield(Entry{}, fmt.Errorf("%w: events before %d were dropped", ErrExpired, first))
+				return
+			}
+			// Copy under the lock: chunks are reused once retention
+			// drops their events, so nothing outside may point into them.
+			buf = buf[:0]
+			seq := next
+			for i := r.head + int(next-r.info.First); i < len(r.spans) && len(batch) < readBatch; i++ {
+				sp := r.spans[i]
+				start := len(buf)
+				buf = append(buf, r.chunks[sp.chunk-r.chunk0][sp.off:sp.off+sp.n]...)
+				batch = append(batch, Entry{Seq: seq, Data: buf[start:len(buf):len(buf)], Terminal: sp.terminal})
+				seq++
+			}
+			var wait chan struct{}
+			if len(batch) == 0 {
+				if r.info.Ended {
+					r.mu.Unlock()
+					return
+				}
+				if r.wake == nil {
+					r.wake = make(chan struct{})
+				}
+				wait = r.wake
+			}
+			r.mu.Unlock()
+			if wait != nil {
+				select {
+				case <-wait:
+					continue
+				case <-ctx.Done():
+					yield(Entry{}, context.Cause(ctx))
+					return
+				}
+			}
+			for _, e := range batch {
+				if !yield(e, nil) || e.Terminal {
+					return
+				}
+			}
+			next = seq
+			batch = batch[:0]
+			buf = nil // the entries yielded keep theirs
+		}
+	}
+}
+
+// Append implements [Writer].
+func (r *memRun) Append(data []byte, terminal bool) (uint64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.info.Ended {
+		return 0, ErrEnded
+	}
+	if r.closed {
+		return 0, ErrLeaseLost
+	}
+	cur := len(r.chunks) - 1
+	if cur < 0 || len(r.chunks[cur])+len(data) > cap(r.chunks[cur]) {
+		r.chunks = append(r.chunks, r.newChunk(len(data)))
+		cur++
+	}
+	c := r.chunks[cur]
+	r.spans = append(r.spans, span{chunk: r.chunk0 + uint32(cur), off: uint32(len(c)), n: uint32(len(data)), terminal: terminal})
+	r.chunks[cur] = append(c, data...)
+	r.info.Last++
+	r.bytes += len(data)
+	opts := &r.log.opts
+	for n := len(r.spans) - r.head; n > 1 && (n > opts.MaxEvents || r.bytes > opts.MaxBytes); n-- {
+		r.bytes -= int(r.spans[r.head].n)
+		r.head++
+		r.info.First++
+	}
+	// Chunks before the oldest kept event's are free.
+	for r.spans[r.head].chunk > r.chunk0 {
+		if len(r.spare) < 2 && cap(r.chunks[0]) == chunkSize {
+			r.spare = append(r.spare, r.chunks[0][:0])
+		}
+		r.chunks[0] = nil
+		r.chunks = r.chunks[1:]
+		r.chunk0++
+	}
+	if r.head > 1024 && r.head > len(r.spans)/2 {
+		// Slide the kept spans down in place: no allocation.
+		r.spans = r.spans[:copy(r.spans, r.spans[r.head:])]
+		r.head = 0
+	}
+	if terminal {
+		r.info.Ended = true
+		r.info.EndedAt = opts.Now()
+	}
+	if r.wake != nil {
+		close(r.wake)
+		r.wake = nil
+	}
+	return r.info.Last, nil
+}
+
+// newChunk returns an empty chunk for at least n bytes, a spare one if it
+// can.
+func (r *memRun) newChunk(n int) []byte {
+	if n <= chunkSize && len(r.spare) > 0 {
+		c := r.spare[len(r.spare)-1]
+		r.spare = r.spare[:len(r.spare)-1]
+		return c
+	}
+	return make([]byte, 0, max(chunkSize, n))
+}
+
+func (r *memRun) Cancelled() <-chan struct{} { return r.cancel }
+
+func (r *memRun) CancelReason() string {
+	select {
+	case <-r.cancel:
+		return r.reason
+	default:
+		return ""
+	}
+}
+
+// Close implements [Writer]. In one process there is no other replica to
+// notice a lost owner, so a run closed before its terminal event is ended
+// here with a RUN_ERROR of code RUN_LOST: readers never wait forever.
+func (r *memRun) Close() error {
+	r.mu.Lock()
+	ended := r.info.Ended
+	r.mu.Unlock()
+	if !ended {
+		_, _ = r.Append(LostEvent("the run's owner released it without ending it"), true)
+	}
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *memRun) expired(now time.Time, ttl time.Duration) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.info.Ended && now.Sub(r.info.EndedAt) > ttl
+}
+
+// sweepLocked forgets runs whose TTL passed, at most once a second.
+func (m *Memory) sweepLocked() {
+	now := m.opts.Now()
+	if now.Sub(m.lastSweep) < time.Second {
+		return
+	}
+	m.lastSweep = now
+	for _, r := range m.runs {
+		if r.expired(now, m.opts.TTL) {
+			m.forgetLocked(r)
+		}
+	}
+}
+
+// evictLocked forgets least recently used ended runs while there are too
+// many runs.
+func (m *Memory) evictLocked() {
+	for el := m.lru.Back(); el != nil && len(m.runs) > m.opts.MaxRuns; {
+		r := el.Value.(*memRun)
+		el = el.Prev()
+		r.mu.Lock()
+		ended := r.info.Ended
+		r.mu.Unlock()
+		if ended {
+			m.forgetLocked(r)
+		}
+	}
+}
+
+func (m *Memory) forgetLocked(r *memRun) {
+	delete(m.runs, r.info.RunID)
+	m.lru.Remove(r.elem)
+	m.gone[r.info.RunID] = struct{}{}
+	m.goneOrder = append(m.goneOrder, r.info.RunID)
+	if len(m.goneOrder) > maxTombstones {
+		delete(m.gone, m.goneOrder[0])
+		m.goneOrder = m.goneOrder[1:]
+	}
+}

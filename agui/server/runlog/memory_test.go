@@ -1,0 +1,276 @@
+package runlog_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agui-go/sdk/agui/server/runlog"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// collect reads a run from after until the sequence ends.
+func collect(t *testing.T, l runlog.Log, runID string, after uint64) ([]runlog.Entry, error) {
+	t.Helper()
+	var out []runlog.Entry
+	for e, err := range l.Read(context.Background(), runID, after) {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func start(t *testing.T, l runlog.Log, runID string) runlog.Writer {
+	t.Helper()
+	w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: runID, Owner: "a"})
+	noErr(t, err)
+	return w
+}
+
+func TestMemoryAppendReadResume(t *testing.T) {
+	l := runlog.NewMemory(runlog.MemoryOptions{})
+	w := start(t, l, "r1")
+	buf := []byte("x")
+	for i := range 10 {
+		buf = fmt.Appendf(buf[:0], `{"n":%d}`, i)
+		seq, err := w.Append(buf, i == 9)
+		noErr(t, err)
+		equal(t, uint64(i+1), seq)
+	}
+	_, err := w.Append([]byte(`{}`), false)
+	isErr(t, err, runlog.ErrEnded)
+
+	all, err := collect(t, l, "r1", 0)
+	noErr(t, err)
+	equal(t, len(all), 10)
+	for i, e := range all {
+		equal(t, uint64(i+1), e.Seq)
+		equal(t, fmt.Sprintf(`{"n":%d}`, i), string(e.Data), "the log copies; reusing the buffer changes nothing")
+	}
+	isTrue(t, all[9].Terminal)
+
+	tail, err := collect(t, l, "r1", 7)
+	noErr(t, err)
+	equal(t, len(tail), 3)
+	equal(t, uint64(8), tail[0].Seq)
+
+	none, err := collect(t, l, "r1", 10)
+	noErr(t, err)
+	equal(t, len(none), 0)
+
+	_, err = collect(t, l, "r1", 11)
+	isErr(t, err, runlog.ErrFuture)
+	noErr(t, w.Close())
+
+	info, err := l.Info(context.Background(), "r1")
+	noErr(t, err)
+	isTrue(t, info.Ended)
+	equal(t, uint64(10), info.Last)
+}
+
+func TestMemoryFollowLive(t *testing.T) {
+	l := runlog.NewMemory(runlog.MemoryOptions{})
+	w := start(t, l, "r")
+	const n = 500
+	var wg sync.WaitGroup
+	results := make([][]runlog.Entry, 4)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e, err := range l.Read(context.Background(), "r", 0) {
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				results[i] = append(results[i], e)
+			}
+		}()
+	}
+	for i := range n {
+		_, err := w.Append(fmt.Appendf(nil, "%d", i), i == n-1)
+		noErr(t, err)
+		if i%50 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	wg.Wait()
+	for _, got := range results {
+		equal(t, len(got), n)
+		for i, e := range got {
+			equal(t, uint64(i+1), e.Seq)
+			equal(t, fmt.Sprint(i), string(e.Data))
+		}
+	}
+	noErr(t, w.Close())
+}
+
+func TestMemoryReadStopsWithContext(t *testing.T) {
+	l := runlog.NewMemory(runlog.MemoryOptions{})
+	w := start(t, l, "r")
+	_, _ = w.Append([]byte("a"), false)
+	ctx, cancel := context.WithCancel(context.Background())
+	var got []string
+	var last error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e, err := range l.Read(ctx, "r", 0) {
+			if err != nil {
+				last = err
+				return
+			}
+			got = append(got, string(e.Data))
+			cancel()
+		}
+	}()
+	<-done
+	equal(t, strings.Join(got, ","), "a")
+	isErr(t, last, context.Canceled)
+	noErr(t, w.Close())
+}
+
+func TestMemoryRetention(t *testing.T) {
+	t.Run("events", func(t *testing.T) {
+		l := runlog.NewMemory(runlog.MemoryOptions{MaxEvents: 5})
+		w := start(t, l, "r")
+		for i := range 12 {
+			_, err := w.Append([]byte{'a' + byte(i)}, i == 11)
+			noErr(t, err)
+		}
+		info, err := l.Info(context.Background(), "r")
+		noErr(t, err)
+		equal(t, uint64(8), info.First)
+		got, err := collect(t, l, "r", 7)
+		noErr(t, err)
+		equal(t, len(got), 5)
+		equal(t, "h", string(got[0].Data))
+		_, err = collect(t, l, "r", 6)
+		isErr(t, err, runlog.ErrExpired)
+	})
+	t.Run("bytes", func(t *testing.T) {
+		l := runlog.NewMemory(runlog.MemoryOptions{MaxBytes: 10})
+		w := start(t, l, "r")
+		for range 6 {
+			_, err := w.Append([]byte("abcd"), false)
+			noErr(t, err)
+		}
+		info, err := l.Info(context.Background(), "r")
+		noErr(t, err)
+		equal(t, uint64(5), info.First, "two 4-byte events fit in 10 bytes")
+		noErr(t, w.Close())
+	})
+	t.Run("ttl", func(t *testing.T) {
+		now := time.Unix(1000, 0)
+		l := runlog.NewMemory(runlog.MemoryOptions{TTL: time.Minute, Now: func() time.Time { return now }})
+		w := start(t, l, "r")
+		_, err := w.Append([]byte("end"), true)
+		noErr(t, err)
+		now = now.Add(59 * time.Second)
+		_, err = l.Info(context.Background(), "r")
+		noErr(t, err)
+		now = now.Add(2 * time.Second)
+		_, err = l.Info(context.Background(), "r")
+		isErr(t, err, runlog.ErrExpired)
+		_, err = collect(t, l, "r", 0)
+		isErr(t, err, runlog.ErrExpired)
+		_, err = l.Info(context.Background(), "never")
+		isErr(t, err, runlog.ErrNotFound)
+	})
+	t.Run("lru", func(t *testing.T) {
+		l := runlog.NewMemory(runlog.MemoryOptions{MaxRuns: 2})
+		live := start(t, l, "live")
+		a := start(t, l, "a")
+		_, _ = a.Append([]byte("x"), true)
+		b := start(t, l, "b")
+		_, _ = b.Append([]byte("x"), true)
+		// a is the least recently used ended run; the live one stays.
+		_, err := l.Info(context.Background(), "a")
+		isErr(t, err, runlog.ErrExpired)
+		_, err = l.Info(context.Background(), "live")
+		noErr(t, err)
+		_, err = l.Info(context.Background(), "b") // b is now more recent than live
+		noErr(t, err)
+		_, err = l.Start(context.Background(), runlog.Info{RunID: "b"})
+		isErr(t, err, runlog.ErrExists)
+		noErr(t, live.Close())
+	})
+}
+
+func TestMemoryCancel(t *testing.T) {
+	l := runlog.NewMemory(runlog.MemoryOptions{})
+	w := start(t, l, "r")
+	select {
+	case <-w.Cancelled():
+		t.Fatal("cancelled before anyone asked")
+	default:
+	}
+	noErr(t, l.Cancel(context.Background(), "r", "stop"))
+	noErr(t, l.Cancel(context.Background(), "r", "again"), "a second request is harmless")
+	<-w.Cancelled()
+	equal(t, "stop", w.CancelReason())
+	_, _ = w.Append([]byte("end"), true)
+	isErr(t, l.Cancel(context.Background(), "r", "late"), runlog.ErrEnded)
+	isErr(t, l.Cancel(context.Background(), "nope", "x"), runlog.ErrNotFound)
+}
+
+func TestMemoryCloseWithoutTerminalEndsLost(t *testing.T) {
+	l := runlog.NewMemory(runlog.MemoryOptions{})
+	w := start(t, l, "r")
+	_, _ = w.Append([]byte(`{"type":"RUN_STARTED"}`), false)
+	noErr(t, w.Close())
+	got, err := collect(t, l, "r", 0)
+	noErr(t, err)
+	equal(t, len(got), 2)
+	isTrue(t, got[1].Terminal)
+	isTrue(t, strings.Contains(string(got[1].Data), `"code":"RUN_LOST"`), string(got[1].Data))
+	_, err = w.Append([]byte("x"), false)
+	isTrue(t, errors.Is(err, runlog.ErrEnded))
+}
+
+func TestNewRunIDUnguessable(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := runlog.NewRunID()
+		equal(t, len(id), 22) // 128 bits, base64url
+		isTrue(t, !(seen[id]))
+		seen[id] = true
+	}
+}
+
+func noErr(t *testing.T, err error, msg ...any) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(append([]any{err}, msg...)...)
+	}
+}
+
+func isErr(t *testing.T, err, want error) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Fatalf("error %v, want %v", err, want)
+	}
+}
+
+func equal[T comparable](t *testing.T, want, got T, msg ...any) {
+	t.Helper()
+	if want != got {
+		t.Fatalf("got %v, want %v %v", got, want, fmt.Sprint(msg...))
+	}
+}
+
+func isTrue(t *testing.T, ok bool, msg ...any) {
+	t.Helper()
+	if !ok {
+		t.Fatal(append([]any{"condition failed"}, msg...)...)
+	}
+}
