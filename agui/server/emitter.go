@@ -291,6 +291,21 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 	}
 	var rerr *Error
 	switch c := e.cancelCause(); {
+	case c != nil && errors.Is(c, ErrCancelRequested) && cleanUnwind(e.ctx, runErr):
+		// A Stop through the cancel route is not a failure: an agent that
+		// returned without leaving anything open ends with the protocol's
+		// cancelled outcome. If the verifier refuses it (something is still
+		// open), the run ends as any cancelled run, with RUN_ERROR.
+		fin, _ := Cancelled().runFinished(threadID, runID)
+		if err := e.send(fin, true); err == nil {
+			e.ended = true
+			return false, cancelledError(c)
+		}
+		if e.broken != nil {
+			e.ended = true
+			return false, e.broken
+		}
+		rerr = cancelledError(c)
 	case runErr != nil:
 		rerr = asRunError(e.ctx, runErr)
 	case c != nil:

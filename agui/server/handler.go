@@ -95,6 +95,12 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.setHeaders(w.Header(), r)
 		allow = "OPTIONS, POST"
 	}
+	if d := h.cfg.durable; d != nil {
+		if runID, action, ok := d.route(r); ok {
+			d.serveRoute(w, r, runID, action, &h.cfg)
+			return
+		}
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", allow)
 		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
@@ -131,6 +137,10 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // while the run is idle: an idle run's goroutine is as deep as its agent, not
 // as deep as the JSON decoder was.
 func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) {
+	if h.cfg.durable != nil && enc == encodingSSE {
+		h.serveDurable(w, r, input, state)
+		return
+	}
 	runner := newRunner(r.Context(), h.agent, input, h.cfg.run)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here

@@ -75,6 +75,7 @@ type handlerConfig struct {
 	cors         *corsConfig // nil: no CORS handling, as without the option
 	bodyTimeout  time.Duration
 	maxRuns      int // 0: no cap
+	durable      *durableConfig // nil: no run log, no run routes (WithDurableRuns)
 }
 
 const (

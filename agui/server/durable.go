@@ -1,0 +1,418 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/server/runlog"
+)
+
+// Codes of the JSON error bodies of durable runs ([WithDurableRuns]).
+const (
+	HTTPCodeRunNotFound   = "RUN_NOT_FOUND"        // 404: the log never had this run
+	HTTPCodeRunExpired    = "RUN_EXPIRED"          // 410: the run, or the part asked for, is gone
+	HTTPCodeForbidden     = "FORBIDDEN"            // 403: the authorization hook said no
+	HTTPCodeInvalidCursor = "INVALID_CURSOR"       // 400: Last-Event-ID or ?after= is not a sequence of this run
+	HTTPCodeRunEnded      = "RUN_ENDED"            // 409: cancel of a run that already ended
+	HTTPCodeRunExists     = "RUN_EXISTS"           // 409: a POST reusing a run id the log knows
+	HTTPCodeThreadBusy    = "THREAD_BUSY"          // 409: one live run per thread, and there is one
+	HTTPCodeRunLogFailed  = "RUN_LOG_FAILED"       // 503: the run log did not answer
+	headerLastEventID     = "Last-Event-ID"        // the SSE reconnection header
+	runsSegment           = "/runs/"               // {agent path}/runs/{runId}/{events|cancel}
+	cancelledByRoute      = "cancelled by request" // the reason when none is given
+)
+
+// ErrCancelRequested is the cancellation cause of a run stopped through its
+// cancel route (POST {path}/runs/{runId}/cancel), on whichever replica.
+var ErrCancelRequested = errors.New("agui/server: the run was cancelled by request")
+
+// ErrDetachExpired is the cancellation cause of a detached run nobody
+// reattached to within the grace period ([WithDetach]).
+var ErrDetachExpired = errors.New("agui/server: no client reattached to the run within its grace period")
+
+// Authorize decides whether r may read or cancel run runID of thread
+// threadID. A nil error allows it; any other error denies it with 403, its
+// message as the reason. The run id alone is no secret worth trusting:
+// clients choose them, so a server that serves more than one user checks
+// here that the thread is the caller's.
+type Authorize func(r *http.Request, threadID, runID string) error
+
+// AllowAll is the Authorize of demos and tests: everyone may read and cancel
+// every run.
+func AllowAll(*http.Request, string, string) error { return nil }
+
+// DurableOption configures [WithDurableRuns].
+type DurableOption func(*durableConfig)
+
+// WithDetach keeps a run going when its last client disconnects, for grace;
+// a client that reattaches within it (GET …/runs/{runId}/events) gets the
+// rest. With no reader after the grace the run is cancelled
+// ([ErrDetachExpired]). Without this option a run is cancelled as soon as its
+// last reader on this replica leaves, as without durable runs.
+func WithDetach(grace time.Duration) DurableOption {
+	return func(c *durableConfig) { c.grace = grace }
+}
+
+// WithOneRunPerThread refuses a POST for a thread that has a live run on
+// this replica with 409 naming the live run's id, so that a late Stop
+// meant for one run can never reach the next.
+func WithOneRunPerThread() DurableOption { return func(c *durableConfig) { c.onePerThread = true } }
+
+// WithReplicaName names this replica in the leases it takes; the default is
+// a random name.
+func WithReplicaName(name string) DurableOption { return func(c *durableConfig) { c.owner = name } }
+
+type durableConfig struct {
+	log          runlog.Log
+	auth         Authorize
+	grace        time.Duration
+	onePerThread bool
+	owner        string
+
+	mu      sync.Mutex
+	live    map[string]*liveRun // by run id: the runs this replica runs
+	threads map[string]string   // thread id → its live run id (onePerThread)
+}
+
+// liveRun is a run this replica runs, with its readers here.
+type liveRun struct {
+	cancel  context.CancelCauseFunc
+	done    chan struct{} // closed when the agent returned and the log has the terminal event
+	readers int           // under durableConfig.mu
+	timer   *time.Timer   // the grace timer while nobody reads
+}
+
+// WithDurableRuns turns on durable runs: every run is written to log, whose
+// sequence numbers go out as the `id:` of each SSE frame; two routes appear
+// under the agent's path, and a run can outlive its connection:
+//
+//   - GET {path}/runs/{runId}/events replays the run after the sequence in
+//     the Last-Event-ID header (or ?after=; neither: the whole run), then
+//     follows it live until its terminal event. 404 for a run the log does
+//     not know, 410 for one it forgot (or whose requested part retention
+//     dropped), 400 for a cursor that is not a number or is beyond what the
+//     run has sent.
+//   - POST {path}/runs/{runId}/cancel cancels the run wherever it runs (202),
+//     409 when it already ended.
+//
+// Mount the handler on the subtree as well (mux.Handle("/agent", h) and
+// mux.Handle("/agent/runs/", h)). Both routes ask auth first; a nil auth
+// denies everything (pass [AllowAll] to allow everything). A run cancelled
+// through the route ends with RUN_FINISHED outcome cancelled when the agent
+// returns with nothing left open, otherwise with RUN_ERROR CANCELLED; either
+// way that is its one terminal event.
+//
+// Without this option nothing on the wire changes. The protobuf encoding,
+// once there is one, carries no sequence numbers.
+func WithDurableRuns(log runlog.Log, auth Authorize, opts ...DurableOption) HandlerOption {
+	return handlerOption(func(c *handlerConfig) {
+		if log == nil {
+			return
+		}
+		d := &durableConfig{log: log, auth: auth, live: map[string]*liveRun{}, threads: map[string]string{}}
+		for _, o := range opts {
+			if o != nil {
+				o(d)
+			}
+		}
+		if d.owner == "" {
+			d.owner = "replica-" + runlog.NewRunID()
+		}
+		c.durable = d
+	})
+}
+
+// route tells a request for one of the durable routes by the end of its
+// path: …/runs/{runId}/events or …/runs/{runId}/cancel.
+func (d *durableConfig) route(r *http.Request) (runID, action string, ok bool) {
+	p := r.URL.EscapedPath()
+	i := strings.LastIndex(p, runsSegment)
+	if i < 0 {
+		return "", "", false
+	}
+	rest := p[i+len(runsSegment):]
+	id, action, found := strings.Cut(rest, "/")
+	if !found || id == "" || (action != "events" && action != "cancel") {
+		return "", "", false
+	}
+	id, err := url.PathUnescape(id)
+	if err != nil {
+		return "", "", false
+	}
+	return id, action, true
+}
+
+// serveRoute answers GET …/events and POST …/cancel.
+func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID, action string, cfg *handlerConfig) {
+	method := http.MethodGet
+	if action == "cancel" {
+		method = http.MethodPost
+	}
+	if r.Method != method {
+		w.Header().Set("Allow", method)
+		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+method)
+		return
+	}
+	info, err := d.log.Info(r.Context(), runID)
+	if err != nil {
+		rejectLog(w, runID, err)
+		return
+	}
+	if d.auth == nil {
+		reject(w, http.StatusForbidden, HTTPCodeForbidden, "durable run routes need an authorization hook; none is configured")
+		return
+	}
+	if err := d.auth(r, info.ThreadID, runID); err != nil {
+		reject(w, http.StatusForbidden, HTTPCodeForbidden, err.Error())
+		return
+	}
+	if action == "cancel" {
+		d.serveCancel(w, r, runID)
+		return
+	}
+	after, err := cursor(r)
+	if err != nil {
+		reject(w, http.StatusBadRequest, HTTPCodeInvalidCursor, err.Error())
+		return
+	}
+	switch {
+	case after > info.Last:
+		reject(w, http.StatusBadRequest, HTTPCodeInvalidCursor,
+			fmt.Sprintf("cursor %d is beyond the last event the run has sent (%d)", after, info.Last))
+		return
+	case after+1 < info.First:
+		reject(w, http.StatusGone, HTTPCodeRunExpired,
+			fmt.Sprintf("events after %d are no longer kept; the oldest kept is %d", after, info.First))
+		return
+	}
+	d.attach(runID)
+	d.detach(runID, d.stream(w, r, runID, after, cfg))
+}
+
+func (d *durableConfig) serveCancel(w http.ResponseWriter, r *http.Request, runID string) {
+	reason := cancelledByRoute
+	if q := r.URL.Query().Get("reason"); q != "" {
+		reason = q
+	}
+	if err := d.log.Cancel(r.Context(), runID, reason); err != nil {
+		rejectLog(w, runID, err)
+		return
+	}
+	data, _ := json.Marshal(map[string]string{"runId": runID, "status": "cancelling"})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write(append(data, '\n'))
+}
+
+// rejectLog answers a run log error with its HTTP status.
+func rejectLog(w http.ResponseWriter, runID string, err error) {
+	switch {
+	case errors.Is(err, runlog.ErrNotFound):
+		reject(w, http.StatusNotFound, HTTPCodeRunNotFound, "no run "+strconv.Quote(runID))
+	case errors.Is(err, runlog.ErrExpired):
+		reject(w, http.StatusGone, HTTPCodeRunExpired, "run "+strconv.Quote(runID)+" has expired")
+	case errors.Is(err, runlog.ErrEnded):
+		reject(w, http.StatusConflict, HTTPCodeRunEnded, "run "+strconv.Quote(runID)+" has already ended")
+	case errors.Is(err, runlog.ErrExists):
+		reject(w, http.StatusConflict, HTTPCodeRunExists, "run "+strconv.Quote(runID)+" already exists; a run id is never reused")
+	default:
+		reject(w, http.StatusServiceUnavailable, HTTPCodeRunLogFailed, "the run log failed: "+err.Error())
+	}
+}
+
+// cursor reads the sequence a reader has seen: Last-Event-ID, or ?after=;
+// 0 (the whole run) when neither is there.
+func cursor(r *http.Request) (uint64, error) {
+	h := r.Header.Values(headerLastEventID)
+	hasH := len(h) > 0
+	q, hasQ := r.URL.Query()["after"]
+	parse := func(what, s string) (uint64, error) {
+		n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s %q is not an event sequence number", what, s)
+		}
+		return n, nil
+	}
+	var from, fromQ uint64
+	var err error
+	if hasH {
+		if from, err = parse(headerLastEventID, h[0]); err != nil {
+			return 0, err
+		}
+	}
+	if hasQ {
+		if fromQ, err = parse("after", q[0]); err != nil {
+			return 0, err
+		}
+		if hasH && fromQ != from {
+			return 0, fmt.Errorf("Last-Event-ID %d and after=%d disagree", from, fromQ)
+		}
+		from = fromQ
+	}
+	return from, nil
+}
+
+// stream writes the run's log after `after` as SSE, each frame with its
+// sequence as id, until the terminal event or until the client leaves. It
+// reports whether the client got the terminal event.
+func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, runID string, after uint64, cfg *handlerConfig) (ended bool) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", MediaTypeSSE)
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 0, 4<<10)
+	for e, err := range d.log.Read(r.Context(), runID, after) {
+		if err != nil {
+			return false // the client left, or the log dropped what it needed next
+		}
+		buf = append(buf[:0], "id: "...)
+		buf = strconv.AppendUint(buf, e.Seq, 10)
+		buf = append(buf, "\ndata: "...)
+		buf = append(buf, e.Data...)
+		buf = append(buf, "\n\n"...)
+		if cfg.writeTimeout > 0 {
+			_ = rc.SetWriteDeadline(time.Now().Add(cfg.writeTimeout))
+		}
+		if _, err := w.Write(buf); err != nil {
+			return false
+		}
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return false
+		}
+		if e.Terminal {
+			return true
+		}
+	}
+	return false
+}
+
+// attach counts a reader of a run of this replica and stops its grace timer.
+func (d *durableConfig) attach(runID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if lr := d.live[runID]; lr != nil {
+		lr.readers++
+		if lr.timer != nil {
+			lr.timer.Stop()
+			lr.timer = nil
+		}
+	}
+}
+
+// detach uncounts a reader; the last one leaving a run that has not ended
+// cancels it, at once or after the grace.
+func (d *durableConfig) detach(runID string, ended bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	lr := d.live[runID]
+	if lr == nil {
+		return
+	}
+	if lr.readers--; lr.readers > 0 || ended {
+		return
+	}
+	if d.grace <= 0 {
+		lr.cancel(ErrClientDisconnected)
+		return
+	}
+	lr.timer = time.AfterFunc(d.grace, func() { lr.cancel(ErrDetachExpired) })
+}
+
+// serveDurable starts a run whose events go to the log, and streams it to
+// the client that started it as its first reader.
+func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, input *agui.RunAgentInput, state *S) {
+	d := h.cfg.durable
+	d.mu.Lock()
+	if d.onePerThread {
+		if other, busy := d.threads[input.ThreadID]; busy {
+			d.mu.Unlock()
+			reject(w, http.StatusConflict, HTTPCodeThreadBusy,
+				"thread "+strconv.Quote(input.ThreadID)+" has a live run: "+other)
+			return
+		}
+	}
+	// Reserve the thread before the log answers, so two POSTs racing for
+	// one thread cannot both start.
+	d.threads[input.ThreadID] = input.RunID
+	d.mu.Unlock()
+	release := func() {
+		d.mu.Lock()
+		if d.threads[input.ThreadID] == input.RunID {
+			delete(d.threads, input.ThreadID)
+		}
+		d.mu.Unlock()
+	}
+
+	lw, err := d.log.Start(r.Context(), runlog.Info{ThreadID: input.ThreadID, RunID: input.RunID, Owner: d.owner})
+	if err != nil {
+		release()
+		rejectLog(w, input.RunID, err)
+		return
+	}
+	// The run answers to the log and its readers, not to this request: its
+	// parent keeps the request's values but not its cancellation.
+	parent, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	runner := newRunner(parent, h.agent, input, h.cfg.run)
+	runner.state = state
+	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
+	d.mu.Lock()
+	d.live[input.RunID] = lr
+	d.mu.Unlock()
+
+	go func() {
+		defer close(lr.done)
+		defer release()
+		defer cancel(nil)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() { // a cancel through the log, from any replica
+			select {
+			case <-lw.Cancelled():
+				cancel(fmt.Errorf("%w: %s", ErrCancelRequested, lw.CancelReason()))
+			case <-stop:
+			}
+		}()
+		if err := runner.streamToLog(lw); err != nil { // only a nil agent gets here
+			data, _ := agui.NewRunError(err.Error()).AppendJSON(nil)
+			_, _ = lw.Append(data, true)
+		}
+		d.mu.Lock()
+		delete(d.live, input.RunID)
+		if lr.timer != nil {
+			lr.timer.Stop()
+		}
+		d.mu.Unlock()
+		_ = lw.Close()
+	}()
+
+	d.attach(input.RunID)
+	d.detach(input.RunID, d.stream(w, r, input.RunID, 0, &h.cfg))
+	if d.grace <= 0 {
+		// As without durable runs: the request returns once the agent has.
+		<-lr.done
+	}
+}
+
+// cleanUnwind says whether an agent returned from a cancelled run without a
+// failure of its own: nothing, or the cancellation it was handed.
+func cleanUnwind(ctx context.Context, runErr error) bool {
+	if runErr == nil {
+		return true
+	}
+	var e *Error
+	if errors.As(runErr, &e) {
+		return e.Code == agui.CodeCancelled
+	}
+	return ctx.Err() != nil && errors.Is(runErr, context.Canceled)
+}
