@@ -223,7 +223,7 @@ func TestDurableReattachAfterCut(t *testing.T) {
 		server.WithDetach(time.Minute)))
 	resp := postRun(t, srv.URL, "t", "r1")
 	head := readSSE(t, resp.Body, 5) // RUN_STARTED, TEXT_MESSAGE_START, three deltas
-	resp.Body.Close()                    // the connection drops
+	resp.Body.Close()                // the connection drops
 	close(gate)
 
 	resp = getEvents(t, srv.URL, "r1", map[string]string{"Last-Event-ID": head[len(head)-1].id}, "")
