@@ -111,8 +111,9 @@ type liveRun struct {
 // returns with nothing left open, otherwise with RUN_ERROR CANCELLED; either
 // way that is its one terminal event.
 //
-// Without this option nothing on the wire changes. The protobuf encoding,
-// once there is one, carries no sequence numbers.
+// Without this option nothing on the wire changes. Runs a client asks for in
+// protobuf are served as without this option (the protobuf binding has no
+// place for sequence numbers): they are not durable.
 func WithDurableRuns(log runlog.Log, auth Authorize, opts ...DurableOption) HandlerOption {
 	return handlerOption(func(c *handlerConfig) {
 		if log == nil {
@@ -267,6 +268,9 @@ func cursor(r *http.Request) (uint64, error) {
 func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, runID string, after uint64, cfg *handlerConfig) (ended bool) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", MediaTypeSSE)
+	if r.Method == http.MethodPost {
+		hdr.Add("Vary", "Accept") // as without durable runs: the encoding depends on it
+	}
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)

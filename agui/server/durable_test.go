@@ -451,3 +451,24 @@ func TestDurableOneRunPerThread(t *testing.T) {
 	readSSE(t, again.Body, -1)
 	again.Body.Close()
 }
+
+// A run asked for in protobuf is served as without durable runs: the
+// protobuf binding is untouched and the run is not in the log.
+func TestDurableLeavesProtobufAlone(t *testing.T) {
+	srv := durableServer(t, deltaAgent(2, -1, nil), server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/agent", strings.NewReader(`{"threadId":"t","runId":"r1","messages":[]}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", server.MediaTypeProtobuf)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != server.MediaTypeProtobuf {
+		t.Fatalf("content type %q", ct)
+	}
+	if code, _ := errorBody(t, getEvents(t, srv.URL, "r1", nil, ""), http.StatusNotFound); code != server.HTTPCodeRunNotFound {
+		t.Fatal(code)
+	}
+}
