@@ -9,6 +9,11 @@ FUZZTIME ?= 20s
 BENCH    ?= .
 COUNT    ?= 6
 
+# Modules nested in the repository, each with its own go.mod (so that the
+# core module does not depend on what they need); vet and test cover them
+# as they cover the root.
+MODULES  := runlog/nats
+
 .PHONY: all generate check-generated vet lint test check bench fuzz demo
 
 all: check
@@ -23,6 +28,7 @@ check-generated: generate
 
 vet:
 	$(GO) vet ./...
+	@set -e; for m in $(MODULES); do echo "== vet $$m"; (cd $$m && $(GO) vet ./...); done
 
 # The exhaustive-switch analyzer over the whole repository.
 lint:
@@ -33,6 +39,7 @@ lint:
 test:
 	$(GO) test -race ./...
 	$(GO) test -race -tags agui_noverify ./verify/... ./agui/server/...
+	@set -e; for m in $(MODULES); do echo "== test $$m"; (cd $$m && $(GO) test -race ./...); done
 
 # What CI runs: generated files current, vet and lint clean, tests green.
 check: check-generated vet lint test

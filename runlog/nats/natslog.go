@@ -1,0 +1,452 @@
+// Package natslog is a [runlog.Log] on NATS JetStream, for durable runs
+// served by several replicas: any replica can reattach a client to a run, or
+// cancel it, whichever replica runs it; and when a replica dies, another one
+// notices its lease expire and ends its runs with RUN_ERROR code RUN_LOST.
+//
+// Layout: one stream holds every run's events, one subject per run
+// (<prefix>.ev.<run>); a key-value bucket holds each run's description
+// (<prefix>_META) and another the leases (<prefix>_LEASE), renewed by the
+// owner every third of the lease time. A cancel is a core NATS message on
+// <prefix>.cancel.<run>, which only the owner listens to.
+//
+// Every append carries the run's sequence in a header and expects the run's
+// previous message to be the last one on its subject, so a replica that
+// declared the run lost and a late owner can never both append: exactly one
+// terminal event, nothing after it.
+package natslog
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agui-go/sdk/agui/server/runlog"
+)
+
+const (
+	hdrSeq      = "Agui-Seq"
+	hdrTerminal = "Agui-Terminal"
+)
+
+// Options configure a [Log]. A zero field takes its default.
+type Options struct {
+	// Prefix names the stream, the buckets and the subjects. Default
+	// "AGUI_RUNLOG" (subjects "agui_runlog.…").
+	Prefix string
+	// Lease is how long a run outlives the last sign of life of its owner
+	// before another replica declares it lost. Default 5s.
+	Lease time.Duration
+	// TTL is how long run logs are kept (the stream's and the buckets' max
+	// age). Default 1 hour.
+	TTL time.Duration
+	// Memory keeps the stream in memory instead of on disk.
+	Memory bool
+}
+
+// Log is a JetStream run log. Close stops its background work.
+type Log struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	opts   Options
+	stream jetstream.Stream
+	meta   jetstream.KeyValue
+	lease  jetstream.KeyValue
+	subj   string // subject prefix, lower case
+
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+var _ runlog.Log = (*Log)(nil)
+
+// New creates (or joins) the stream and buckets on nc and starts watching
+// for lost runs. nc stays the caller's.
+func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
+	if opts.Prefix == "" {
+		opts.Prefix = "AGUI_RUNLOG"
+	}
+	if opts.Lease <= 0 {
+		opts.Lease = 5 * time.Second
+	}
+	if opts.TTL <= 0 {
+		opts.TTL = time.Hour
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{nc: nc, js: js, opts: opts, subj: lowerToken(opts.Prefix), stop: make(chan struct{}), done: make(chan struct{})}
+	storage := jetstream.FileStorage
+	if opts.Memory {
+		storage = jetstream.MemoryStorage
+	}
+	l.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:     opts.Prefix,
+		Subjects: []string{l.subj + ".ev.*"},
+		MaxAge:   opts.TTL,
+		Storage:  storage,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natslog: stream: %w", err)
+	}
+	l.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL, Storage: jetstream.StorageType(storage)})
+	if err != nil {
+		return nil, fmt.Errorf("natslog: meta bucket: %w", err)
+	}
+	l.lease, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_LEASE", TTL: opts.TTL, Storage: jetstream.StorageType(storage)})
+	if err != nil {
+		return nil, fmt.Errorf("natslog: lease bucket: %w", err)
+	}
+	go l.watchLeases()
+	return l, nil
+}
+
+// Close stops watching for lost runs. Writers still open keep working until
+// their connection goes.
+func (l *Log) Close() {
+	l.once.Do(func() { close(l.stop) })
+	<-l.done
+}
+
+func lowerToken(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// key turns a run id into a subject token and bucket key.
+func key(runID string) string { return base64.RawURLEncoding.EncodeToString([]byte(runID)) }
+
+func (l *Log) evSubject(runID string) string     { return l.subj + ".ev." + key(runID) }
+func (l *Log) cancelSubject(runID string) string { return l.subj + ".cancel." + key(runID) }
+
+// meta is what the meta bucket holds per run.
+type meta struct {
+	ThreadID string    `json:"threadId"`
+	RunID    string    `json:"runId"`
+	Owner    string    `json:"owner"`
+	Started  time.Time `json:"started"`
+}
+
+// Start implements [runlog.Log].
+func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error) {
+	if info.RunID == "" {
+		return nil, errors.New("natslog: empty run id")
+	}
+	m := meta{ThreadID: info.ThreadID, RunID: info.RunID, Owner: info.Owner, Started: time.Now()}
+	data, _ := json.Marshal(m)
+	if _, err := l.meta.Create(ctx, key(info.RunID), data); err != nil {
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, runlog.ErrExists
+		}
+		return nil, err
+	}
+	if _, err := l.lease.Put(ctx, key(info.RunID), []byte(info.Owner)); err != nil {
+		return nil, err
+	}
+	w := &writer{l: l, runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	sub, err := l.nc.Subscribe(l.cancelSubject(info.RunID), func(msg *nats.Msg) {
+		w.cancelOnce.Do(func() {
+			w.reason = string(msg.Data)
+			close(w.cancel)
+		})
+		_ = msg.Respond(nil)
+	})
+	if err != nil {
+		return nil, err
+	}
+	w.sub = sub
+	if err := l.nc.Flush(); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
+	go w.renew()
+	return w, nil
+}
+
+// last returns the run's last message (nil when it has none yet).
+func (l *Log) last(ctx context.Context, runID string) (*jetstream.RawStreamMsg, error) {
+	msg, err := l.stream.GetLastMsgForSubject(ctx, l.evSubject(runID))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, nil
+	}
+	return msg, err
+}
+
+func seqOf(h nats.Header) uint64 {
+	n, _ := strconv.ParseUint(h.Get(hdrSeq), 10, 64)
+	return n
+}
+
+// Info implements [runlog.Log].
+func (l *Log) Info(ctx context.Context, runID string) (runlog.Info, error) {
+	e, err := l.meta.Get(ctx, key(runID))
+	if err != nil {
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			return runlog.Info{}, runlog.ErrNotFound
+		}
+		return runlog.Info{}, err
+	}
+	var m meta
+	if err := json.Unmarshal(e.Value(), &m); err != nil {
+		return runlog.Info{}, fmt.Errorf("natslog: run %q: %w", runID, err)
+	}
+	info := runlog.Info{ThreadID: m.ThreadID, RunID: m.RunID, Owner: m.Owner, First: 1, Started: m.Started}
+	last, err := l.last(ctx, runID)
+	if err != nil {
+		return runlog.Info{}, err
+	}
+	if last != nil {
+		info.Last = seqOf(last.Header)
+		if last.Header.Get(hdrTerminal) != "" {
+			info.Ended, info.EndedAt = true, last.Time
+		}
+	}
+	return info, nil
+}
+
+// Read implements [runlog.Log]: an ordered consumer on the run's subject,
+// from its first message; entries up to after are skipped.
+func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[runlog.Entry, error] {
+	return func(yield func(runlog.Entry, error) bool) {
+		info, err := l.Info(ctx, runID)
+		if err != nil {
+			yield(runlog.Entry{}, err)
+			return
+		}
+		if after > info.Last {
+			yield(runlog.Entry{}, fmt.Errorf("%w: asked for events after %d, the run is at %d", runlog.ErrFuture, after, info.Last))
+			return
+		}
+		if info.Ended && after == info.Last {
+			return
+		}
+		cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+			FilterSubjects: []string{l.evSubject(runID)},
+			DeliverPolicy:  jetstream.DeliverAllPolicy,
+		})
+		if err != nil {
+			yield(runlog.Entry{}, err)
+			return
+		}
+		msgs, err := cons.Messages()
+		if err != nil {
+			yield(runlog.Entry{}, err)
+			return
+		}
+		defer msgs.Stop()
+		for {
+			msg, err := msgs.Next(jetstream.NextContext(ctx))
+			if err != nil {
+				if c := context.Cause(ctx); c != nil {
+					err = c
+				}
+				yield(runlog.Entry{}, err)
+				return
+			}
+			h := msg.Headers()
+			seq := seqOf(h)
+			if seq <= after {
+				continue
+			}
+			e := runlog.Entry{Seq: seq, Data: msg.Data(), Terminal: h.Get(hdrTerminal) != ""}
+			if !yield(e, nil) || e.Terminal {
+				return
+			}
+		}
+	}
+}
+
+// Cancel implements [runlog.Log]: a request to the owner, which answers
+// once its run's context is cancelled.
+func (l *Log) Cancel(ctx context.Context, runID, reason string) error {
+	info, err := l.Info(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if info.Ended {
+		return runlog.ErrEnded
+	}
+	if reason == "" {
+		reason = "cancelled"
+	}
+	_, err = l.nc.RequestWithContext(ctx, l.cancelSubject(runID), []byte(reason))
+	if errors.Is(err, nats.ErrNoResponders) {
+		// The owner is gone; the lease watch ends the run as lost.
+		return nil
+	}
+	return err
+}
+
+// watchLeases looks for live runs whose lease expired and ends them.
+func (l *Log) watchLeases() {
+	defer close(l.done)
+	t := time.NewTicker(l.opts.Lease / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), l.opts.Lease)
+			l.sweep(ctx)
+			cancel()
+		}
+	}
+}
+
+// sweep ends every run whose lease is older than the lease time.
+func (l *Log) sweep(ctx context.Context) {
+	keys, err := l.lease.ListKeys(ctx)
+	if err != nil {
+		return
+	}
+	for k := range keys.Keys() {
+		e, err := l.lease.Get(ctx, k)
+		if err != nil || time.Since(e.Created()) < l.opts.Lease {
+			continue
+		}
+		raw, err := base64.RawURLEncoding.DecodeString(k)
+		if err != nil {
+			continue
+		}
+		runID := string(raw)
+		if l.endLost(ctx, runID, string(e.Value())) == nil {
+			_ = l.lease.Delete(ctx, k, jetstream.LastRevision(e.Revision()))
+		}
+	}
+}
+
+// endLost appends RUN_LOST to a run that has no terminal event, unless
+// someone (the owner, another replica) appends first.
+func (l *Log) endLost(ctx context.Context, runID, owner string) error {
+	last, err := l.last(ctx, runID)
+	if err != nil {
+		return err
+	}
+	var seq, streamSeq uint64
+	if last != nil {
+		if last.Header.Get(hdrTerminal) != "" {
+			return nil // ended after all
+		}
+		seq, streamSeq = seqOf(last.Header), last.Sequence
+	}
+	msg := nats.NewMsg(l.evSubject(runID))
+	msg.Header.Set(hdrSeq, strconv.FormatUint(seq+1, 10))
+	msg.Header.Set(hdrTerminal, "1")
+	msg.Data = runlog.LostEvent("the replica running this run (" + owner + ") stopped renewing its lease")
+	_, err = l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(streamSeq))
+	return err
+}
+
+// writer is the owner's handle on a run.
+type writer struct {
+	l       *Log
+	runID   string
+	owner   string
+	subject string
+	sub     *nats.Subscription
+
+	seq, streamSeq uint64 // the run's last sequence and its stream sequence
+	ended, lost    bool
+
+	cancelOnce sync.Once
+	cancel     chan struct{}
+	reason     string
+
+	stop, done chan struct{}
+	closeOnce  sync.Once
+}
+
+// Append implements [runlog.Writer]: one synchronous publish, which fails
+// with ErrLeaseLost if anything else was appended to the run meanwhile.
+func (w *writer) Append(data []byte, terminal bool) (uint64, error) {
+	if w.ended {
+		return 0, runlog.ErrEnded
+	}
+	if w.lost {
+		return 0, runlog.ErrLeaseLost
+	}
+	msg := nats.NewMsg(w.subject)
+	msg.Header.Set(hdrSeq, strconv.FormatUint(w.seq+1, 10))
+	if terminal {
+		msg.Header.Set(hdrTerminal, "1")
+	}
+	msg.Data = data // PublishMsg has sent it by the time it returns
+	ack, err := w.l.js.PublishMsg(context.Background(), msg, jetstream.WithExpectLastSequencePerSubject(w.streamSeq))
+	if err != nil {
+		var apiErr *jetstream.APIError
+		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
+			w.lost = true
+			return 0, fmt.Errorf("%w: %w", runlog.ErrLeaseLost, err)
+		}
+		return 0, err
+	}
+	w.seq++
+	w.streamSeq = ack.Sequence
+	if terminal {
+		w.ended = true
+	}
+	return w.seq, nil
+}
+
+func (w *writer) Cancelled() <-chan struct{} { return w.cancel }
+
+func (w *writer) CancelReason() string {
+	select {
+	case <-w.cancel:
+		return w.reason
+	default:
+		return ""
+	}
+}
+
+// renew keeps the lease alive until Close.
+func (w *writer) renew() {
+	defer close(w.done)
+	t := time.NewTicker(w.l.opts.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease/3)
+			_, _ = w.l.lease.Put(ctx, key(w.runID), []byte(w.owner))
+			cancel()
+		}
+	}
+}
+
+// Close implements [runlog.Writer]: the lease is released. A run closed
+// without its terminal event is ended as lost at once.
+func (w *writer) Close() error {
+	w.closeOnce.Do(func() {
+		close(w.stop)
+		<-w.done
+		_ = w.sub.Unsubscribe()
+		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
+		defer cancel()
+		if !w.ended && !w.lost {
+			if _, err := w.Append(runlog.LostEvent("the run's owner released it without ending it"), true); err != nil && !errors.Is(err, runlog.ErrLeaseLost) {
+				return
+			}
+		}
+		_ = w.l.lease.Delete(ctx, key(w.runID))
+	})
+	return nil
+}
