@@ -1,0 +1,6 @@
+//go:build !race
+
+package natslog_test
+
+// manyRuns is how many concurrent runs TestManyRunsCutAndReattached starts.
+const manyRuns = 200
