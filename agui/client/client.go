@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/conversation"
@@ -44,6 +45,9 @@ type Client struct {
 	era       era
 	onWarning func(Warning)
 	proto     bool
+	// resumeAttempts bounds the reattachments of one run after dropped
+	// connections (WithResumeAttempts).
+	resumeAttempts int
 }
 
 // Option configures a Client.
@@ -120,6 +124,8 @@ func New(url string, opts ...Option) (*Client, error) {
 		maxFrame: DefaultMaxFrame,
 		maxVer:   defaultMaxVersion,
 		era:      eraOf(v1_0),
+
+		resumeAttempts: defaultResumeAttempts,
 	}
 	for _, o := range opts {
 		if err := o(c); err != nil {
@@ -223,14 +229,32 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	return c.consume(ctx, resp, in.RunID, 0, rc, warn, deliver)
+}
+
+// consume reads a run's stream from resp through the pipeline. An SSE
+// stream whose events carry ids (durable runs) is reattached to run runID
+// when the connection drops before the terminal event (see
+// WithResumeAttempts). Events numbered skip or lower go through the
+// pipeline, which checks the run from its start, but are not delivered. It
+// closes resp's body.
+func (c *Client) consume(ctx context.Context, resp *http.Response, runID string, skip uint64, rc runConfig, warn func(Warning), deliver func(agui.Event, int) bool) error {
+	defer func() { resp.Body.Close() }()
 	p, _ := NewPipeline(PipelineWarnings(warn))
 	p.era = c.era
-	stopped := false
+	stopped, ended := false, false
+	lastID := func() string { return "" }
 	each := func(ev agui.Event) bool {
 		if rc.conv != nil {
 			for _, w := range rc.conv.Apply(ev) {
 				warn(Warning{Kind: WarnReducer, Index: p.index, Message: w.Message})
+			}
+		}
+		t := ev.Type()
+		ended = t == agui.EventTypeRunFinished || t == agui.EventTypeRunError
+		if skip > 0 {
+			if seq, err := strconv.ParseUint(lastID(), 10, 64); err == nil && seq <= skip {
+				return true
 			}
 		}
 		stopped = !deliver(ev, p.index)
@@ -245,14 +269,38 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 	} else {
 		r := sse.NewReader(resp.Body)
 		r.SetMaxFrame(c.maxFrame)
+		lastID = func() string { return r.LastEventID() }
 		crWarned := false
+		attempts := 0
 		next = func() ([]byte, error) {
-			frame, err := r.Next()
-			if !crWarned && r.SawCR() {
-				crWarned = true
-				warn(Warning{Kind: WarnFraming, Index: p.frames, Message: "the stream ends lines with CR or CRLF: read here, but the reference client splits frames on LF alone and cannot read it"})
+			for {
+				frame, err := r.Next()
+				if !crWarned && r.SawCR() {
+					crWarned = true
+					warn(Warning{Kind: WarnFraming, Index: p.frames, Message: "the stream ends lines with CR or CRLF: read here, but the reference client splits frames on LF alone and cannot read it"})
+				}
+				if err == nil || ended || runID == "" || r.LastEventID() == "" || ctx.Err() != nil || attempts >= c.resumeAttempts {
+					return frame, err
+				}
+				// The server numbers its events (durable runs) and the
+				// run has not ended: the connection dropped. Reattach
+				// after the last event read; the server replays strictly
+				// after it, so every event is delivered once, in order.
+				attempts++
+				again, rerr := c.resume(ctx, runID, r.LastEventID(), attempts, rc.header)
+				if rerr != nil {
+					if attempts < c.resumeAttempts && ctx.Err() == nil {
+						continue // r returns its error again: the next try
+					}
+					return nil, err
+				}
+				resp.Body.Close()
+				resp = again
+				last := r.LastEventID()
+				r = sse.NewReader(resp.Body)
+				r.SetMaxFrame(c.maxFrame)
+				r.SetLastEventID(last)
 			}
-			return frame, err
 		}
 	}
 	for {

@@ -46,7 +46,19 @@ type Reader struct {
 	sawCR   bool   // some line so far ended in CR or CRLF
 	lbuf    []byte // the line being read
 	err     error
+	lastID  string // the id of the last frame dispatched (the SSE "last event ID")
+	idBuf   string // the last id field read; it becomes lastID when its frame ends
 }
+
+// LastEventID returns the id of the last frame read whole (the value of its
+// last `id:` field, or an earlier frame's), as a browser's EventSource keeps
+// it: what a client sends back as Last-Event-ID
+// to resume the stream. It is "" while the stream carried none.
+func (r *Reader) LastEventID() string { return r.lastID }
+
+// SetLastEventID sets the last event ID a new Reader starts with: the one
+// of the connection it continues.
+func (r *Reader) SetLastEventID(id string) { r.lastID, r.idBuf = id, id }
 
 // NewReader returns a Reader with the default frame limit.
 func NewReader(r io.Reader) *Reader {
@@ -74,12 +86,17 @@ func (r *Reader) Next() ([]byte, error) {
 		if err != nil {
 			if err == io.EOF && r.hasData {
 				r.err = io.EOF
+				r.lastID = r.idBuf
 				return r.frame, nil // a last frame without its blank line
 			}
 			r.err = err
 			return nil, err
 		}
 		if len(line) == 0 {
+			// The frame is dispatched: its id (if any) is now the
+			// last event ID, and not before, so that a connection
+			// dropped inside a frame resumes with that frame.
+			r.lastID = r.idBuf
 			if r.hasData {
 				return r.frame, nil
 			}
@@ -89,10 +106,14 @@ func (r *Reader) Next() ([]byte, error) {
 		if !found {
 			value = nil
 		}
-		if string(name) != "data" {
-			continue // a comment, or an event, id or retry field
-		}
 		value = bytes.TrimPrefix(value, []byte(" "))
+		if string(name) == "id" && bytes.IndexByte(value, 0) < 0 {
+			r.idBuf = string(value) // a NUL makes the field ignored (SSE spec)
+			continue
+		}
+		if string(name) != "data" {
+			continue // a comment, or an event or retry field
+		}
 		if r.hasData {
 			r.frame = append(r.frame, '\n')
 		}

@@ -146,3 +146,28 @@ func TestSawCR(t *testing.T) {
 		}
 	}
 }
+
+func TestLastEventID(t *testing.T) {
+	r := NewReader(strings.NewReader("id: 1\ndata: a\n\n: c\n\ndata: b\n\nid: 3\ndata: c\n\nid: 4\ndata: d"))
+	var got []string
+	for {
+		_, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, r.LastEventID())
+	}
+	// "b" has no id of its own and keeps the last one; "d", read at the end
+	// of the stream without its blank line, is delivered with its id.
+	if want := "1,1,3,4"; strings.Join(got, ",") != want {
+		t.Fatalf("ids %v, want %s", got, want)
+	}
+	// A frame cut before its end is not delivered and its id not taken.
+	r = NewReader(io.MultiReader(strings.NewReader("id: 1\ndata: a\n\nid: 2\n"), iotest.ErrReader(io.ErrUnexpectedEOF)))
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err == nil || r.LastEventID() != "1" {
+		t.Fatalf("after a cut frame: %v, id %q", err, r.LastEventID())
+	}
+}

@@ -1,0 +1,93 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// defaultResumeAttempts is how many times one run is reattached by default.
+const defaultResumeAttempts = 5
+
+// WithResumeAttempts sets how many times [Client.Run] reattaches to a run
+// whose connection dropped before its terminal event (5 by default; 0
+// turns reattaching off). It only ever happens with a server that numbers
+// its events (durable runs): the client asks for
+// GET {url}/runs/{runId}/events with Last-Event-ID set to the last event it
+// read, waiting 50ms, 100ms, 200ms, … (at most 2s) before each attempt.
+func WithResumeAttempts(n int) Option {
+	return func(c *Client) error {
+		if n < 0 {
+			return fmt.Errorf("agui client: %d resume attempts", n)
+		}
+		c.resumeAttempts = n
+		return nil
+	}
+}
+
+// runURL is the URL of one of a run's routes.
+func (c *Client) runURL(runID, action string) string {
+	return strings.TrimSuffix(c.url, "/") + "/runs/" + url.PathEscape(runID) + "/" + action
+}
+
+// resume waits out the backoff of the attempt-th try and reattaches to the
+// run after lastID.
+func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, extra http.Header) (*http.Response, error) {
+	wait := min(50*time.Millisecond<<(attempt-1), 2*time.Second)
+	t := time.NewTimer(wait)
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		t.Stop()
+		return nil, context.Cause(ctx)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.runURL(runID, "events"), nil)
+	if err != nil {
+		return nil, err
+	}
+	c.setHeaders(req, extra)
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return nil, readHTTPError(resp, resp.Header.Get("Content-Type"))
+	}
+	return resp, nil
+}
+
+// Cancel asks the server to cancel run runID wherever it runs (a server
+// with durable runs: POST {url}/runs/{runId}/cancel). The run then ends
+// with its own terminal event, which its readers receive. A run that
+// already ended, or one the server does not know, is an *HTTPError (409,
+// 404 or 410).
+func (c *Client) Cancel(ctx context.Context, runID string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.runURL(runID, "cancel"), nil)
+	if err != nil {
+		return fmt.Errorf("agui client: %w", err)
+	}
+	c.setHeaders(req, nil)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("agui client: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return readHTTPError(resp, resp.Header.Get("Content-Type"))
+	}
+	return nil
+}
+
+func (c *Client) setHeaders(req *http.Request, extra http.Header) {
+	for k, v := range c.header {
+		req.Header[k] = append([]string(nil), v...)
+	}
+	for k, v := range extra {
+		req.Header[k] = append(req.Header[k], v...)
+	}
+}

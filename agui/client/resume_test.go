@@ -1,0 +1,193 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/verify"
+)
+
+// cutProxy forwards TCP connections to backend; the first one is cut
+// (reset, both ways) once cutAfter bytes went from the server to the client.
+type cutProxy struct {
+	ln       net.Listener
+	backend  string
+	cutAfter int64
+	cuts     atomic.Int32
+	wg       sync.WaitGroup
+}
+
+func newCutProxy(t *testing.T, backend string, cutAfter int64) *cutProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{ln: ln, backend: backend, cutAfter: cutAfter}
+	p.wg.Add(1)
+	go p.serve()
+	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
+	return p
+}
+
+func (p *cutProxy) serve() {
+	defer p.wg.Done()
+	first := true
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		b, err := net.Dial("tcp", p.backend)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		cut := first
+		first = false
+		p.wg.Add(2)
+		go func() { defer p.wg.Done(); io.Copy(b, c); b.Close() }()
+		go func() {
+			defer p.wg.Done()
+			if cut {
+				io.CopyN(c, b, p.cutAfter)
+				p.cuts.Add(1)
+				c.(*net.TCPConn).SetLinger(0) // a reset, not a clean close
+			} else {
+				io.Copy(c, b)
+			}
+			c.Close()
+			b.Close()
+		}()
+	}
+}
+
+// chatty streams a text message of many deltas.
+func chatty(n int) server.Agent[server.NoState] {
+	return server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		m, err := rc.StartTextMessage(server.WithID("m"))
+		if err != nil {
+			return server.Outcome{}, err
+		}
+		for i := range n {
+			if err := m.Append(fmt.Sprintf("delta %d ", i)); err != nil {
+				return server.Outcome{}, err
+			}
+		}
+		return server.Success(), m.End()
+	})
+}
+
+func durableMux(agent server.Agent[server.NoState], opts ...server.DurableOption) http.Handler {
+	h := server.NewHandler(agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll, opts...))
+	mux := http.NewServeMux()
+	mux.Handle("/agent", h)
+	mux.Handle("/agent/runs/", h)
+	return mux
+}
+
+// runAll runs in through c and returns each event's JSON.
+func runAll(t *testing.T, c *client.Client, in *agui.RunAgentInput) []string {
+	t.Helper()
+	var out []string
+	for ev, err := range c.Run(context.Background(), in) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := ev.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(data))
+	}
+	return out
+}
+
+// A proxy drops the TCP connection mid-run; the client reattaches with
+// Last-Event-ID and the stream it delivers equals an uncut run, which the
+// server verifier accepts.
+func TestResumeAfterDroppedConnection(t *testing.T) {
+	agent := chatty(300)
+	srv := httptest.NewServer(durableMux(agent, server.WithDetach(time.Minute)))
+	defer srv.Close()
+	proxy := newCutProxy(t, srv.Listener.Addr().String(), 4<<10)
+	c, err := client.New("http://" + proxy.ln.Addr().String() + "/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}
+	got := runAll(t, c, in)
+	if proxy.cuts.Load() != 1 {
+		t.Fatal("the proxy did not cut the connection")
+	}
+
+	plain := httptest.NewServer(server.NewHandler(agent))
+	defer plain.Close()
+	pc, _ := client.New(plain.URL)
+	want := runAll(t, pc, in)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the resumed stream (%d events) differs from an uncut run (%d events)", len(got), len(want))
+	}
+	docs := make([][]byte, len(got))
+	for i, s := range got {
+		docs[i] = []byte(s)
+	}
+	if rep := verify.Check(verify.ServerProfile, docs); !rep.OK() {
+		t.Fatalf("the verifier rejects the resumed stream at %d: %v", rep.Index, rep.Err)
+	}
+}
+
+// Without durable runs nothing is resumed: a cut stream is an error.
+func TestNoResumeWithoutIDs(t *testing.T) {
+	srv := httptest.NewServer(server.NewHandler(chatty(300)))
+	defer srv.Close()
+	proxy := newCutProxy(t, srv.Listener.Addr().String(), 4<<10)
+	c, _ := client.New("http://" + proxy.ln.Addr().String() + "/agent")
+	var last error
+	for _, err := range c.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}) {
+		last = err
+	}
+	if last == nil {
+		t.Fatal("a cut stream without ids ended without an error")
+	}
+}
+
+func TestClientCancel(t *testing.T) {
+	started := make(chan struct{})
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		close(started)
+		<-ctx.Done()
+		return server.Outcome{}, ctx.Err()
+	})
+	srv := httptest.NewServer(durableMux(agent))
+	defer srv.Close()
+	c, _ := client.New(srv.URL + "/agent")
+	done := make(chan []string)
+	go func() { done <- runAll(t, c, &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}) }()
+	<-started
+	if err := c.Cancel(context.Background(), "r1"); err != nil {
+		t.Fatal(err)
+	}
+	events := <-done
+	if last := events[len(events)-1]; !strings.Contains(last, `"outcome":{"type":"cancelled"}`) {
+		t.Fatalf("last event %s", last)
+	}
+	var herr *client.HTTPError
+	if err := c.Cancel(context.Background(), "r1"); !errors.As(err, &herr) || herr.Status != http.StatusConflict {
+		t.Fatalf("cancel of an ended run: %v", err)
+	}
+}
