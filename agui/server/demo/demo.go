@@ -301,9 +301,20 @@ func Serve(ctx context.Context, addr string, out io.Writer) error {
 // ServeListener is Serve on a listener the caller opened (one on port 0, say,
 // whose address it already knows). It closes ln.
 func ServeListener(ctx context.Context, ln net.Listener, out io.Writer) error {
+	return ServeListenerOptions(ctx, ln, out)
+}
+
+// ServeListenerOptions is ServeListener with more handler options, such as
+// [server.WithDurableRuns]; with any, the handler also serves the run routes
+// under /agent/runs/.
+func ServeListenerOptions(ctx context.Context, ln net.Listener, out io.Writer, opts ...server.HandlerOption) error {
 	var err error
 	mux := http.NewServeMux()
-	mux.Handle("/agent", Handler(server.WithKeepAlive(15*time.Second)))
+	h := Handler(append([]server.HandlerOption{server.WithKeepAlive(15 * time.Second)}, opts...)...)
+	mux.Handle("/agent", h)
+	if len(opts) > 0 {
+		mux.Handle("/agent/runs/", h)
+	}
 	// The hardened server: header, idle and header-size limits, and a
 	// Shutdown that ends runs in flight with RUN_ERROR "run cancelled: the
 	// server is shutting down" (not "client disconnected"), so it is quick.

@@ -11,7 +11,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/demo"
+	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
 const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise]
@@ -48,6 +50,8 @@ func runDemo(env *Env, args []string) int {
 	}
 	addr := fs.String("addr", "127.0.0.1:8000", "the `address` to listen on")
 	exercise := fs.Bool("exercise", false, "serve, run every scenario against the server, and exit")
+	resumable := fs.Bool("resumable", false, "durable runs: number events, keep runs in a memory log, serve /agent/runs/{runId}/events and /cancel to everyone")
+	detach := fs.Duration("detach", 0, "keep a run going for this `duration` after its last client left, for it to reattach (implies -resumable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -59,12 +63,29 @@ func runDemo(env *Env, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
+	if *detach < 0 {
+		fmt.Fprintf(env.Stderr, "agui demo: -detach %v is negative\n", *detach)
+		return ExitUsage
+	}
+	var opts []server.HandlerOption
+	if *resumable || *detach > 0 {
+		var durable []server.DurableOption
+		if *detach > 0 {
+			durable = append(durable, server.WithDetach(*detach))
+		}
+		// The demo guards nothing: every run may be read and cancelled.
+		opts = append(opts, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll, durable...))
+	}
 	ctx, stop := demoContext()
 	defer stop()
 	if *exercise {
-		return exerciseDemo(ctx, env, fs, *addr)
+		return exerciseDemo(ctx, env, fs, *addr, opts)
 	}
-	if err := demo.Serve(ctx, *addr, env.Stdout); err != nil {
+	ln, err := net.Listen("tcp", *addr)
+	if err == nil {
+		err = demo.ServeListenerOptions(ctx, ln, env.Stdout, opts...)
+	}
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
 		return ExitRejected
 	}
@@ -72,7 +93,7 @@ func runDemo(env *Env, args []string) int {
 }
 
 // exerciseDemo serves the demo and runs demo.Exercise against it.
-func exerciseDemo(ctx context.Context, env *Env, fs *flag.FlagSet, addr string) int {
+func exerciseDemo(ctx context.Context, env *Env, fs *flag.FlagSet, addr string, opts []server.HandlerOption) int {
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "addr" })
 	if !explicit {
@@ -85,7 +106,7 @@ func exerciseDemo(ctx context.Context, env *Env, fs *flag.FlagSet, addr string) 
 	}
 	serveCtx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- demo.ServeListener(serveCtx, ln, env.Stdout) }()
+	go func() { served <- demo.ServeListenerOptions(serveCtx, ln, env.Stdout, opts...) }()
 	err = demo.Exercise(ctx, "http://"+ln.Addr().String()+"/agent", env.Stdout)
 	cancel()
 	if serr := <-served; err == nil {

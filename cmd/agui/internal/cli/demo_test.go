@@ -17,6 +17,22 @@ import (
 // the agent's URL, a POST there streams a whole run, and an interrupt stops
 // it with exit status 0.
 func TestDemoServes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		durable bool
+	}{
+		{"plain", nil, false},
+		{"resumable", []string{"--resumable"}, true},
+		{"detach", []string{"--detach", "1s"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testDemoServes(t, tc.args, tc.durable) })
+	}
+}
+
+// testDemoServes is TestDemoServes with extra flags; durable says whether
+// the stream must carry ids and the run be readable again.
+func testDemoServes(t *testing.T, args []string, durable bool) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -28,7 +44,7 @@ func TestDemoServes(t *testing.T) {
 	var stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- runDemo(&Env{Stdin: strings.NewReader(""), Stdout: w, Stderr: &stderr}, []string{"--addr", "127.0.0.1:0"})
+		code <- runDemo(&Env{Stdin: strings.NewReader(""), Stdout: w, Stderr: &stderr}, append([]string{"--addr", "127.0.0.1:0"}, args...))
 		w.Close()
 	}()
 	lines := bufio.NewScanner(out)
@@ -50,6 +66,20 @@ func TestDemoServes(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(stream), `"type":"RUN_FINISHED"`) {
 		t.Fatalf("status %d:\n%s", resp.StatusCode, stream)
+	}
+	if strings.Contains(string(stream), "id: 1\n") != durable {
+		t.Fatalf("ids in the stream: %v, want %v", !durable, durable)
+	}
+	if durable {
+		resp, err := http.Get(url + "/runs/r/events?after=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		replay, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.HasPrefix(string(replay), "id: 2\n") || !strings.HasSuffix(string(stream), string(replay)) {
+			t.Fatalf("replay after 1: status %d:\n%s", resp.StatusCode, replay)
+		}
 	}
 	http.DefaultClient.CloseIdleConnections()
 
