@@ -3,10 +3,13 @@ package client
 import (
 	"context"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/agui-go/sdk/agui"
 )
 
 // defaultResumeAttempts is how many times one run is reattached by default.
@@ -33,26 +36,61 @@ func (c *Client) runURL(runID, action string) string {
 	return strings.TrimSuffix(c.url, "/") + "/runs/" + url.PathEscape(runID) + "/" + action
 }
 
-// resume waits out the backoff of the attempt-th try and reattaches to the
-// run after lastID.
+// Resume delivers run runID of a server with durable runs after its event
+// number after (0: the whole run) and follows it live to its end, as
+// [Client.Run] does once the run started: the same pipeline, the same
+// reattaching when the connection drops. It serves a client that lost its
+// process, not only its connection (agui run --resume).
+func (c *Client) Resume(ctx context.Context, runID string, after uint64, opts ...RunOption) iter.Seq2[agui.Event, error] {
+	return func(yield func(agui.Event, error) bool) {
+		var rc runConfig
+		for _, o := range opts {
+			o(&rc)
+		}
+		stopped := false
+		// The run is read from its start, so that the pipeline checks it
+		// whole; the events up to after are not delivered.
+		resp, err := c.resume(ctx, runID, "", 0, rc.header)
+		if err == nil {
+			err = c.consume(ctx, resp, runID, after, rc, c.warnFunc(rc.warn), func(ev agui.Event, _ int) bool {
+				stopped = !yield(ev, nil)
+				return !stopped
+			})
+		}
+		if err != nil && !stopped {
+			yield(nil, err)
+		}
+	}
+}
+
+// resume waits out the backoff of the attempt-th try (none for attempt 0)
+// and reattaches to the run after lastID ("": from its start).
 func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, extra http.Header) (*http.Response, error) {
-	wait := min(50*time.Millisecond<<(attempt-1), 2*time.Second)
-	t := time.NewTimer(wait)
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-		t.Stop()
-		return nil, context.Cause(ctx)
+	if attempt > 0 {
+		wait := min(50*time.Millisecond<<(attempt-1), 2*time.Second)
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, context.Cause(ctx)
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.runURL(runID, "events"), nil)
 	if err != nil {
 		return nil, err
 	}
 	c.setHeaders(req, extra)
-	req.Header.Set("Last-Event-ID", lastID)
+	req.Header.Set("Accept", "text/event-stream")
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("agui client: %w", context.Cause(ctx))
+		}
+		return nil, fmt.Errorf("agui client: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()

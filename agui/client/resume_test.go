@@ -191,3 +191,31 @@ func TestClientCancel(t *testing.T) {
 		t.Fatalf("cancel of an ended run: %v", err)
 	}
 }
+
+// Resume reads a run after a given event, and the error of a run the
+// server does not know is an *HTTPError 404.
+func TestClientResume(t *testing.T) {
+	srv := httptest.NewServer(durableMux(chatty(10)))
+	defer srv.Close()
+	c, _ := client.New(srv.URL + "/agent")
+	all := runAll(t, c, &agui.RunAgentInput{ThreadID: "t", RunID: "r1"})
+	for _, after := range []uint64{0, 3, uint64(len(all))} {
+		var got []string
+		for ev, err := range c.Resume(context.Background(), "r1", after) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, _ := ev.AppendJSON(nil)
+			got = append(got, string(data))
+		}
+		if strings.Join(got, "\n") != strings.Join(all[after:], "\n") {
+			t.Fatalf("after %d: %v", after, got)
+		}
+	}
+	var herr *client.HTTPError
+	for _, err := range c.Resume(context.Background(), "nope", 0) {
+		if !errors.As(err, &herr) || herr.Status != http.StatusNotFound {
+			t.Fatalf("unknown run: %v", err)
+		}
+	}
+}

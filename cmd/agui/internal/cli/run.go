@@ -27,6 +27,7 @@ const (
 const runUsage = `usage: agui run URL [--message TEXT | --input FILE] [--state JSON] [--thread ID]
                 [-H 'Key: Value']... [--max-protocol-version V] [--proto] [--json]
                 [--timeout D]
+       agui run URL --resume RUN_ID [--after SEQ] [-H …] [--json] [--timeout D]
 
 Runs the AG-UI agent at URL once, the curl of AG-UI: POSTs a RunAgentInput
 and reads the answer as a client does (compatibility boundary, lenient
@@ -43,6 +44,10 @@ left out). --state and --thread override what the document says.
 With --proto the request asks for the protobuf binding (SSE stays
 admitted as the fallback). Either way the answer is read in the binding
 its Content-Type names, through the same checks.
+
+With --resume, nothing is POSTed: the run RUN_ID of a server with durable
+runs (agui demo --resumable) is read again from GET URL/runs/RUN_ID/events,
+its events after number SEQ shown, and followed live to its end.
 
 With --json, standard output holds every delivered event as one JSON line
 and nothing else.
@@ -90,6 +95,8 @@ func runRun(env *Env, args []string) int {
 	proto := fs.Bool("proto", false, "ask for the protobuf binding (application/vnd.ag-ui.event+proto), SSE as the fallback")
 	asJSON := fs.Bool("json", false, "print each delivered event as one JSON line, and nothing else, on standard output")
 	timeout := fs.Duration("timeout", 0, "give up after this `duration` (0: no limit)")
+	resume := fs.String("resume", "", "read the durable run with this `id` again instead of starting one")
+	after := fs.Uint64("after", 0, "with --resume: show the events after this `number`")
 	var operands []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -117,6 +124,12 @@ func runRun(env *Env, args []string) int {
 	}
 	if *timeout < 0 {
 		return usageErr("--timeout must not be negative")
+	}
+	if *resume != "" && (*message != "" || *inputFile != "" || *state != "" || *thread != "") {
+		return usageErr("--resume reads a run that exists: --message, --input, --state and --thread do not apply")
+	}
+	if *after > 0 && *resume == "" {
+		return usageErr("--after needs --resume")
 	}
 
 	in, inWarns, err := buildInput(env, *message, *inputFile, *state, *thread)
@@ -158,7 +171,12 @@ func runRun(env *Env, args []string) int {
 	conv := conversation.New(in.Messages, in.State)
 	start := time.Now()
 	var runErr error
-	for ev, err := range c.Run(ctx, in, client.RunConversation(conv)) {
+	events := c.Run(ctx, in, client.RunConversation(conv))
+	if *resume != "" {
+		conv = conversation.New(nil, nil)
+		events = c.Resume(ctx, *resume, *after, client.RunConversation(conv))
+	}
+	for ev, err := range events {
 		if err != nil {
 			runErr = err
 			break

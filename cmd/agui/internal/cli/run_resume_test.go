@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/demo"
+	"github.com/agui-go/sdk/agui/server/runlog"
+)
+
+// agui run --resume reads a durable run again: the whole run, or the events
+// after --after.
+func TestRunResume(t *testing.T) {
+	h := demo.Handler(server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	mux := http.NewServeMux()
+	mux.Handle("/agent", h)
+	mux.Handle("/agent/runs/", h)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	url := srv.URL + "/agent"
+
+	var first bytes.Buffer
+	input := `{"threadId":"t","runId":"run-1","messages":[{"id":"u","role":"user","content":"hello"}]}`
+	if code := Main([]string{"run", url, "--input", "-", "--json"}, strings.NewReader(input), &first, &bytes.Buffer{}); code != ExitOK {
+		t.Fatalf("the first run exited %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(first.String()), "\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+		code int
+	}{
+		{"whole run", []string{"--resume", "run-1"}, lines, ExitOK},
+		{"after 2", []string{"--resume", "run-1", "--after", "2"}, lines[2:], ExitOK},
+		{"unknown run", []string{"--resume", "nope"}, nil, ExitRejected},
+		{"after without resume", []string{"--after", "2"}, nil, ExitUsage},
+		{"resume with a message", []string{"--resume", "run-1", "--message", "hi"}, nil, ExitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main(append([]string{"run", url, "--json"}, tc.args...), strings.NewReader(""), &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, &stderr)
+			}
+			if tc.want != nil && strings.TrimSpace(stdout.String()) != strings.Join(tc.want, "\n") {
+				t.Fatalf("stdout:\n%s\nwant:\n%s", &stdout, strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
