@@ -16,7 +16,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
-const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise]
+const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise] [--resumable] [--detach D]
 
 Serves the built-in demo agent at http://HOST:PORT/agent until interrupted
 (Ctrl-C), and prints its URL. It needs no model and no API key, and one run
@@ -31,6 +31,12 @@ against itself over HTTP as a client would (a full tour, an interrupt and
 its resumption, a failure, a run abandoned midway), checks each stream with
 both verifier profiles, prints what it saw, and exits 0 when every scenario
 ended as promised.
+
+With --resumable, runs are durable: every event carries its number as the SSE
+id, runs are kept in memory, and anyone may read a run again
+(GET /agent/runs/RUN_ID/events, with Last-Event-ID or ?after=) or cancel it
+(POST /agent/runs/RUN_ID/cancel). --detach D also keeps a run going for D
+after its last client left, so that the client can reattach.
 
 flags:
 `
