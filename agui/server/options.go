@@ -74,7 +74,7 @@ type handlerConfig struct {
 	lenient      bool
 	cors         *corsConfig // nil: no CORS handling, as without the option
 	bodyTimeout  time.Duration
-	maxRuns      int // 0: no cap
+	maxRuns      int            // 0: no cap
 	durable      *durableConfig // nil: no run log, no run routes (WithDurableRuns)
 }
 
