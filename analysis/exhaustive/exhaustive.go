@@ -48,19 +48,19 @@ func run(pass *analysis.Pass) (any, error) {
 		var optOut directiveLines // built on first need
 		for cur := range fileCur.Preorder((*ast.SwitchStmt)(nil), (*ast.TypeSwitchStmt)(nil)) {
 			var (
-				pos     token.Pos
-				subject string
-				missing []string
+				pos  token.Pos
+				body *ast.BlockStmt
+				f    finding
 			)
 			switch s := cur.Node().(type) {
 			case *ast.TypeSwitchStmt:
-				pos = s.Switch
-				subject, missing = checkTypeSwitch(pass, s)
+				pos, body = s.Switch, s.Body
+				f = checkTypeSwitch(pass, s)
 			case *ast.SwitchStmt:
-				pos = s.Switch
-				subject, missing = checkExprSwitch(pass, s)
+				pos, body = s.Switch, s.Body
+				f = checkExprSwitch(pass, s)
 			}
-			if len(missing) == 0 {
+			if len(f.missing) == 0 {
 				continue
 			}
 			if optOut == nil {
@@ -70,18 +70,50 @@ func run(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			pass.Report(analysis.Diagnostic{
-				Pos:     pos,
-				Message: fmt.Sprintf("missing cases in switch of type %s: %s", subject, strings.Join(missing, ", ")),
+				Pos:            pos,
+				Message:        fmt.Sprintf("missing cases in switch of type %s: %s", f.subject, listNames(f.missing)),
+				SuggestedFixes: suggestCases(pass, file, pos, body, f.missing),
 			})
 		}
 	}
 	return nil, nil
 }
 
-// checkTypeSwitch returns the qualified name of the sealed interface a type
-// switch is over and the variants its cases miss, or "" and nil if the
-// switch is not over a sealed interface or needs no diagnostic.
-func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) (string, []string) {
+// finding is what a switch misses: the qualified name of the type it is
+// over, and the variants or members its cases do not cover, in declaration
+// order. No missing entries means nothing to report.
+type finding struct {
+	subject string
+	missing []missingCase
+}
+
+// missingCase is one variant or member a switch does not cover.
+type missingCase struct {
+	pkg     *types.Package // the declaring package
+	name    string         // the type or constant's name in pkg
+	pointer bool           // a variant *name
+	// value is a member's constant value (nil for a variant): members
+	// sharing one get one case, as a second would not compile.
+	value constant.Value
+	// literal is a member's value as Go source (a string, integer or
+	// boolean literal), for a fix in another package when the constant is
+	// unexported; "" when there is none.
+	literal string
+}
+
+// String is how a diagnostic names the case: qualified by package name.
+func (m missingCase) String() string {
+	star := ""
+	if m.pointer {
+		star = "*"
+	}
+	return star + m.pkg.Name() + "." + m.name
+}
+
+// checkTypeSwitch reports what a type switch over a sealed interface
+// misses; the zero finding if the switch is not over a sealed interface or
+// needs no diagnostic.
+func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) finding {
 	var x ast.Expr
 	switch a := s.Assign.(type) {
 	case *ast.AssignStmt: // switch v := x.(type)
@@ -93,15 +125,15 @@ func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) (string, []stri
 	}
 	ta, ok := ast.Unparen(x).(*ast.TypeAssertExpr)
 	if !ok {
-		return "", nil
+		return finding{}
 	}
 	named := definedType(pass.TypesInfo.TypeOf(ta.X))
 	if named == nil {
-		return "", nil
+		return finding{}
 	}
 	var fact sealedFact
 	if !pass.ImportObjectFact(named.Obj(), &fact) {
-		return "", nil
+		return finding{}
 	}
 	pkg := named.Obj().Pkg()
 
@@ -110,7 +142,7 @@ func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) (string, []stri
 		cc := stmt.(*ast.CaseClause)
 		if cc.List == nil {
 			if onlyPanics(pass.TypesInfo, cc.Body) {
-				return "", nil
+				return finding{}
 			}
 			continue
 		}
@@ -137,32 +169,28 @@ func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) (string, []stri
 		}
 	}
 
-	var missing []string
+	f := finding{subject: pkg.Name() + "." + named.Obj().Name()}
 	for i, v := range fact.Variants {
 		if !covered[i] {
-			star := ""
-			if v.Pointer {
-				star = "*"
-			}
-			missing = append(missing, star+pkg.Name()+"."+v.Name)
+			f.missing = append(f.missing, missingCase{pkg: pkg, name: v.Name, pointer: v.Pointer})
 		}
 	}
-	return pkg.Name() + "." + named.Obj().Name(), missing
+	return f
 }
 
 // checkExprSwitch is checkTypeSwitch for an expression switch whose tag has
 // an enum type.
-func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) (string, []string) {
+func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) finding {
 	if s.Tag == nil {
-		return "", nil
+		return finding{}
 	}
 	named := definedType(pass.TypesInfo.TypeOf(s.Tag))
 	if named == nil {
-		return "", nil
+		return finding{}
 	}
 	var fact enumFact
 	if !pass.ImportObjectFact(named.Obj(), &fact) {
-		return "", nil
+		return finding{}
 	}
 	pkg := named.Obj().Pkg()
 
@@ -175,7 +203,7 @@ func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) (string, []string) 
 		cc := stmt.(*ast.CaseClause)
 		if cc.List == nil {
 			if onlyPanics(pass.TypesInfo, cc.Body) {
-				return "", nil
+				return finding{}
 			}
 			continue
 		}
@@ -201,13 +229,18 @@ func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) (string, []string) 
 		}
 	}
 
-	var missing []string
+	f := finding{subject: pkg.Name() + "." + named.Obj().Name()}
 	for i, m := range fact.Members {
-		if !covered[i] {
-			missing = append(missing, pkg.Name()+"."+m.Name)
+		if covered[i] {
+			continue
 		}
+		mc := missingCase{pkg: pkg, name: m.Name, value: values[i]}
+		if v := values[i]; v.Kind() == constant.String || v.Kind() == constant.Int || v.Kind() == constant.Bool {
+			mc.literal = v.ExactString()
+		}
+		f.missing = append(f.missing, mc)
 	}
-	return pkg.Name() + "." + named.Obj().Name(), missing
+	return f
 }
 
 // definedType returns t as a non-instantiated defined type, looking through
