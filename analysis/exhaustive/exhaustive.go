@@ -127,44 +127,32 @@ func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) finding {
 	if !ok {
 		return finding{}
 	}
-	named := definedType(pass.TypesInfo.TypeOf(ta.X))
-	if named == nil {
-		return finding{}
-	}
 	var fact sealedFact
-	if !pass.ImportObjectFact(named.Obj(), &fact) {
+	named, exprs := switchOver(pass, ta.X, s.Body, &fact)
+	if named == nil {
 		return finding{}
 	}
 	pkg := named.Obj().Pkg()
 
 	covered := make([]bool, len(fact.Variants))
-	for _, stmt := range s.Body.List {
-		cc := stmt.(*ast.CaseClause)
-		if cc.List == nil {
-			if onlyPanics(pass.TypesInfo, cc.Body) {
-				return finding{}
-			}
+	for _, e := range exprs {
+		t := pass.TypesInfo.TypeOf(e)
+		if t == nil {
 			continue
 		}
-		for _, e := range cc.List {
-			t := pass.TypesInfo.TypeOf(e)
-			if t == nil {
-				continue
-			}
-			ptr := false
-			if p, ok := types.Unalias(t).(*types.Pointer); ok {
-				ptr, t = true, p.Elem()
-			}
-			n, ok := types.Unalias(t).(*types.Named)
-			if !ok || !samePackage(n.Obj().Pkg(), pkg) {
-				continue
-			}
-			for i, v := range fact.Variants {
-				// A pointer variant needs *T; a value variant T is
-				// also counted by *T, whose method set includes T's.
-				if v.Name == n.Obj().Name() && (ptr || !v.Pointer) {
-					covered[i] = true
-				}
+		ptr := false
+		if p, ok := types.Unalias(t).(*types.Pointer); ok {
+			ptr, t = true, p.Elem()
+		}
+		n, ok := types.Unalias(t).(*types.Named)
+		if !ok || !samePackage(n.Obj().Pkg(), pkg) {
+			continue
+		}
+		for i, v := range fact.Variants {
+			// A pointer variant needs *T; a value variant T is also
+			// counted by *T, whose method set includes T's.
+			if v.Name == n.Obj().Name() && (ptr || !v.Pointer) {
+				covered[i] = true
 			}
 		}
 	}
@@ -184,12 +172,9 @@ func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) finding {
 	if s.Tag == nil {
 		return finding{}
 	}
-	named := definedType(pass.TypesInfo.TypeOf(s.Tag))
-	if named == nil {
-		return finding{}
-	}
 	var fact enumFact
-	if !pass.ImportObjectFact(named.Obj(), &fact) {
+	named, exprs := switchOver(pass, s.Tag, s.Body, &fact)
+	if named == nil {
 		return finding{}
 	}
 	pkg := named.Obj().Pkg()
@@ -199,32 +184,23 @@ func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) finding {
 		values[i] = m.value()
 	}
 	covered := make([]bool, len(fact.Members))
-	for _, stmt := range s.Body.List {
-		cc := stmt.(*ast.CaseClause)
-		if cc.List == nil {
-			if onlyPanics(pass.TypesInfo, cc.Body) {
-				return finding{}
-			}
-			continue
-		}
-		for _, e := range cc.List {
-			// By identity: the case names a member constant.
-			if c, ok := usedObject(pass.TypesInfo, e).(*types.Const); ok && samePackage(c.Pkg(), pkg) {
-				for i, m := range fact.Members {
-					if m.Name == c.Name() {
-						covered[i] = true
-					}
-				}
-			}
-			// By value: any constant equal to a member's value.
-			tv, ok := pass.TypesInfo.Types[e]
-			if !ok || tv.Value == nil {
-				continue
-			}
-			for i, v := range values {
-				if compatible(tv.Value, v) && constant.Compare(tv.Value, token.EQL, v) {
+	for _, e := range exprs {
+		// By identity: the case names a member constant.
+		if c, ok := usedObject(pass.TypesInfo, e).(*types.Const); ok && samePackage(c.Pkg(), pkg) {
+			for i, m := range fact.Members {
+				if m.Name == c.Name() {
 					covered[i] = true
 				}
+			}
+		}
+		// By value: any constant equal to a member's value.
+		tv, ok := pass.TypesInfo.Types[e]
+		if !ok || tv.Value == nil {
+			continue
+		}
+		for i, v := range values {
+			if equalConst(tv.Value, v) {
+				covered[i] = true
 			}
 		}
 	}
@@ -241,6 +217,27 @@ func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) finding {
 		f.missing = append(f.missing, mc)
 	}
 	return f
+}
+
+// switchOver returns the defined type of the switch subject x when its
+// declaration carries a fact of fact's type (loaded into fact), and the
+// expressions of the switch's cases in order. It returns nil when the switch
+// is not checked: its subject is of another type, or a default clause that
+// only panics exempts it.
+func switchOver(pass *analysis.Pass, x ast.Expr, body *ast.BlockStmt, fact analysis.Fact) (*types.Named, []ast.Expr) {
+	named := definedType(pass.TypesInfo.TypeOf(x))
+	if named == nil || !pass.ImportObjectFact(named.Obj(), fact) {
+		return nil, nil
+	}
+	var exprs []ast.Expr
+	for _, stmt := range body.List {
+		cc := stmt.(*ast.CaseClause)
+		if cc.List == nil && onlyPanics(pass.TypesInfo, cc.Body) {
+			return nil, nil
+		}
+		exprs = append(exprs, cc.List...)
+	}
+	return named, exprs
 }
 
 // definedType returns t as a non-instantiated defined type, looking through
@@ -270,6 +267,11 @@ func usedObject(info *types.Info, e ast.Expr) types.Object {
 		return info.Uses[e.Sel]
 	}
 	return nil
+}
+
+// equalConst reports whether x and y are comparable constants of one value.
+func equalConst(x, y constant.Value) bool {
+	return compatible(x, y) && constant.Compare(x, token.EQL, y)
 }
 
 // compatible reports whether constant.Compare may be applied to x and y.

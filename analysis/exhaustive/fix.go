@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,14 +64,7 @@ func suggestCases(pass *analysis.Pass, file *ast.File, pos token.Pos, body *ast.
 	n := 0
 	for _, m := range missing {
 		if m.value != nil {
-			if dup := func() bool {
-				for _, v := range seen {
-					if compatible(v, m.value) && constant.Compare(v, token.EQL, m.value) {
-						return true
-					}
-				}
-				return false
-			}(); dup {
+			if slices.ContainsFunc(seen, func(v constant.Value) bool { return equalConst(v, m.value) }) {
 				continue
 			}
 			seen = append(seen, m.value)
