@@ -124,6 +124,18 @@ func FuzzReader(f *testing.F) {
 		if (err1 == nil) != (err2 == nil) || strings.Join(whole, "\x00") != strings.Join(bytewise, "\x00") {
 			t.Fatalf("chunking changes the result: %q %v / %q %v", whole, err1, bytewise, err2)
 		}
+		// Every frame's offset is where a data line starts.
+		r := NewReader(bytes.NewReader(stream))
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			off := r.Offset()
+			if off < 0 || off > int64(len(stream)) || !bytes.HasPrefix(stream[off:], []byte("data")) ||
+				off > 0 && !bytes.ContainsAny(stream[off-1:off], "\r\n") {
+				t.Fatalf("offset %d is not the start of a data line in %q", off, stream)
+			}
+		}
 		if bytes.ContainsAny(payload, "\r\n") {
 			return
 		}
