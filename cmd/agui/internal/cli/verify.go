@@ -38,9 +38,10 @@ outcome (only -h prints nothing there):
  "message":"...","warnings":[{"index":N,"offset":N,"message":"..."}]}
 index is the 0-based position of the first rejected event in the input
 (the number of events for a truncated stream, -1 when valid or when no event
-is involved). offset is meant for the byte offset of that event in the
-input; the streaming reader does not track it yet, so it is -1 for now (the
-message of unreadable input names the frame or value). rule is a verifier rule's id, or
+is involved). offset is the byte offset in the input of the spot that could
+not be read (SSE: of the frame's first data line; protobuf: of its length
+prefix); the streaming checker does not track the offset of a rejected event
+or a warning yet, so it is -1 there. rule is a verifier rule's id, or
 one of truncated, malformed-event, unknown-event, sse-line-endings,
 unreadable (the input cannot be read or split into events) and usage.
 
@@ -196,12 +197,13 @@ func runVerify(env *Env, args []string) int {
 		r, err = verify.CheckStream(profile, es.docs)
 	}
 	if err != nil {
-		// The streaming reader does not track byte offsets yet: -1.
 		msg := name + ": " + err.Error()
+		v := verdict{Index: -1, Offset: -1, Rule: ruleUnreadable}
 		if es != nil && !errors.Is(err, errNoEvents) {
-			msg = name + ": unreadable " + es.format + ": " + err.Error()
+			msg = name + ": unreadable " + es.format + " at byte " + strconv.FormatInt(es.at, 10) + ": " + err.Error()
+			v.Offset = int(es.at)
 		}
-		return vr.stop(ExitUsage, verdict{Index: -1, Offset: -1, Rule: ruleUnreadable}, msg)
+		return vr.stop(ExitUsage, v, msg)
 	}
 	format, crAt := es.format, es.crAt
 
