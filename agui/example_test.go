@@ -22,7 +22,7 @@ func ExampleAppendEvent() {
 	}
 	fmt.Println(string(buf))
 	// Output:
-	// {"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"Hello","timestamp":1700000000000}
+	// {"type":"TEXT_MESSAGE_CONTENT","timestamp":1700000000000,"messageId":"msg-1","delta":"Hello"}
 }
 
 // Strict decoding rejects what the schema rejects; the error says where,
