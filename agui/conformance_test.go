@@ -32,10 +32,7 @@ type conformanceStream struct {
 // name a JSON path or an event type are among ours; stripped members are
 // gone from what we deliver.
 func TestConformanceLenient(t *testing.T) {
-	dir, err := spectest.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := spectest.Require(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "conformance", "streams", "*.json"))
 	if len(files) < 40 {
 		t.Fatalf("only %d streams", len(files))

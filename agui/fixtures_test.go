@@ -13,10 +13,7 @@ import (
 // decode and re-encode to JSON equal to the input, and the re-encoding must be
 // stable; invalid documents must be rejected.
 func TestFixtures(t *testing.T) {
-	fixtures, err := spectest.Fixtures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixtures := spectest.RequireFixtures(t)
 	if len(fixtures) < 100 {
 		t.Fatalf("only %d fixtures found", len(fixtures))
 	}

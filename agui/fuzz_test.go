@@ -11,10 +11,7 @@ import (
 // seedFixtures adds every shared fixture of the given definitions (valid and
 // invalid) to the fuzz corpus.
 func seedFixtures(f *testing.F, keep func(def string) bool) {
-	fixtures, err := spectest.Fixtures()
-	if err != nil {
-		f.Fatal(err)
-	}
+	fixtures := spectest.RequireFixtures(f)
 	for _, fx := range fixtures {
 		if !keep(fx.Definition) {
 			continue

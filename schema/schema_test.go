@@ -18,10 +18,7 @@ import (
 // anchor in each. Any disagreement between the two, or with the fixture's
 // own verdict (its valid/ or invalid/ folder), fails.
 func TestAgreesWithOfficialSchema(t *testing.T) {
-	dir, err := spectest.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := spectest.Require(t)
 	official, err := os.ReadFile(filepath.Join(dir, "schema.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,10 +32,7 @@ func TestAgreesWithOfficialSchema(t *testing.T) {
 	if err := c.AddResource(schema.ID, bytes.NewReader(schema.Events)); err != nil {
 		t.Fatal(err)
 	}
-	fixtures, err := spectest.Fixtures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixtures := spectest.RequireFixtures(t)
 	compiled := map[string][2]*jsonschema.Schema{}
 	for _, fx := range fixtures {
 		t.Run(fx.Name, func(t *testing.T) {
@@ -81,10 +75,7 @@ func TestAgreesWithOfficialSchema(t *testing.T) {
 // TestEveryDefinitionAnchored checks that each definition of the official
 // schema exists in ours under the same anchor.
 func TestEveryDefinitionAnchored(t *testing.T) {
-	dir, err := spectest.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := spectest.Require(t)
 	var official, ours struct {
 		Defs map[string]struct {
 			Anchor string `json:"$anchor"`

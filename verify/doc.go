@@ -5,7 +5,7 @@
 //
 // There are two profiles over one engine:
 //
-//   - [Server] holds a producer to the eight rules of [Rule]. The server
+//   - [Server] holds a producer to the nine rules of [Rule]. The server
 //     runtime runs it on every event it emits, where the bug is made; the
 //     build tag agui_noverify turns it into a zero-size no-op.
 //   - [Client] accepts exactly what the reference client (@ag-ui/client
@@ -26,7 +26,7 @@
 // error. What was open is rendered only when a failure happens; the success
 // path pays one table lookup and, for an event that names an entity, one
 // hash lookup (none for a run of deltas to one entity). An event before any
-// RUN_STARTED is reported under [NotOpen]: no run is open.
+// RUN_STARTED is reported under [NotStarted].
 //
 // # The engine
 //
@@ -66,9 +66,9 @@
 //
 // [NotOpen] (not-open) occurs when content or a terminator names something
 // not open: RUN_STARTED, TEXT_MESSAGE_START msg-1, TEXT_MESSAGE_CONTENT
-// msg-2. Also: any event before RUN_STARTED, a first chunk without its id or
-// tool name, a subagent whose parent was never started (server profile: is
-// not active), and (server profile) RUN_FINISHED naming another run.
+// msg-2. Also: a first chunk without its id or tool name, a subagent whose
+// parent was never started (server profile: is not active), and (server
+// profile) RUN_FINISHED naming another run.
 //
 // [UnknownID] (unknown-id), server profile only, occurs when a
 // TOOL_CALL_RESULT answers a tool call the run never introduced (by
@@ -93,4 +93,10 @@
 // could continue, is reported here. In the client profile an event without
 // a subagentRunId agrees with any owner; in the server profile it means the
 // parent agent.
+//
+// [NotStarted] (not-started) occurs when a stream begins with anything but
+// RUN_STARTED or RUN_ERROR (a run that failed before it started):
+// TEXT_MESSAGE_START m1. It is a rule of its own, appended last, so that the
+// message names what is wrong (there is no run yet) rather than the entity
+// the event happened to name.
 package verify

@@ -307,7 +307,7 @@ func (e *engine) gate(ev agui.Event, f *facts) *Error {
 			e.phase = phaseErrored
 			return nil
 		}
-		return e.fail(NotOpen, ev.Type(), "", "no run is open; a stream begins with RUN_STARTED")
+		return e.fail(NotStarted, ev.Type(), "", "no run has started")
 	case phaseFinished:
 		if !e.server {
 			switch {

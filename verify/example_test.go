@@ -85,4 +85,5 @@ func ExampleRule_Describe() {
 	// out-of-order: a tool result must come after its call's TOOL_CALL_END
 	// open-at-finish: RUN_FINISHED requires everything opened in the run to be closed, subagents included
 	// owner-mismatch: only the subagent that opened an entity may continue, close or reopen it
+	// not-started: a stream begins with RUN_STARTED, or with RUN_ERROR for a run that failed before it started
 }

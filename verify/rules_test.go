@@ -199,7 +199,7 @@ var ruleCases = []struct {
 	{"subagent finished, never started", []agui.Event{rs("r1"), subFinish("s1")}, rejects(verify.NotOpen, 1, "s1"), rejects(verify.NotOpen, 1, "s1")},
 	{"reasoning content without start", []agui.Event{rs("r1"), agui.NewReasoningMessageContent("z", "t")}, rejects(verify.NotOpen, 1, "z"), rejects(verify.NotOpen, 1, "z")},
 	{"reasoning span closed, never opened", []agui.Event{rs("r1"), rmstart("z"), rend("z")}, rejects(verify.NotOpen, 2, "z"), rejects(verify.NotOpen, 2, "z")},
-	{"first event not RUN_STARTED", []agui.Event{tms("m1")}, rejects(verify.NotOpen, 0, ""), rejects(verify.NotOpen, 0, "")},
+
 	{"first chunk without id", []agui.Event{rs("r1"), textChunk("", "x")}, rejects(verify.NotOpen, 1, ""), rejects(verify.NotOpen, 1, "")},
 	{"explicit end of a chunk-opened message", []agui.Event{rs("r1"), textChunk("m1", "x"), tme("m1")}, rejects(verify.NotOpen, 2, "m1"), rejects(verify.NotOpen, 2, "m1")},
 	{"parent subagent never started", []agui.Event{rs("r1"), subStart("s2", "s1")}, rejects(verify.NotOpen, 1, "s1"), rejects(verify.NotOpen, 1, "s1")},
@@ -244,6 +244,12 @@ var ruleCases = []struct {
 	{"ambiguous id-less chunk", []agui.Event{rs("r1"), textChunk("m1", "a", "s1"), textChunk("m2", "b", "s2"), textChunk("", "c")}, rejects(verify.OwnerMismatch, 3, ""), rejects(verify.OwnerMismatch, 3, "")},
 	{"attribution consistent throughout", []agui.Event{rs("r1"), subStart("s1", ""), tms("m1", "s1"), tmc("m1", "s1"), tme("m1", "s1"), subFinish("s1"), rf("r1")}, ok, ok},
 	{"unannounced attribution", []agui.Event{rs("r1"), tms("m1", "s9"), tme("m1", "s9"), rf("r1")}, ok, ok},
+
+	// not-started
+	{"first event not RUN_STARTED", []agui.Event{tms("m1")}, rejects(verify.NotStarted, 0, ""), rejects(verify.NotStarted, 0, "")},
+	{"chunk before RUN_STARTED", []agui.Event{textChunk("m1", "a"), rs("r1")}, rejects(verify.NotStarted, 0, ""), rejects(verify.NotStarted, 0, "")},
+	{"RUN_FINISHED first", []agui.Event{rf("r1")}, rejects(verify.NotStarted, 0, ""), rejects(verify.NotStarted, 0, "")},
+	{"a run that failed before it started", []agui.Event{agui.NewRunError("boom")}, ok, ok},
 
 	// truncation
 	{"stream ending inside a run", []agui.Event{rs("r1"), tms("m1")}, want{truncated: true, index: 2}, want{truncated: true, index: 2}},

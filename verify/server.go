@@ -4,7 +4,7 @@ package verify
 
 import "github.com/agui-go/sdk/agui"
 
-// Server is the server-profile verifier: the eight rules of [Rule], applied
+// Server is the server-profile verifier: every rule of [Rule], applied
 // to the one run a server emits. It is on by default in the server runtime;
 // the build tag agui_noverify turns it into a zero-size type whose methods
 // do nothing.

@@ -44,10 +44,7 @@ var clientWarnings = map[string]string{
 
 func loadFixtures(t *testing.T) []fixture {
 	t.Helper()
-	dir, err := spectest.Dir()
-	if err != nil {
-		t.Skip(err)
-	}
+	dir := spectest.Require(t)
 	files, err := filepath.Glob(filepath.Join(dir, "conformance", "streams", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no conformance streams in %s: %v", dir, err)

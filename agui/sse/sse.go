@@ -48,6 +48,10 @@ type Reader struct {
 	err     error
 	lastID  string // the id of the last frame dispatched (the SSE "last event ID")
 	idBuf   string // the last id field read; it becomes lastID when its frame ends
+
+	off      int64 // bytes of the stream consumed so far
+	lineOff  int64 // where the line last returned by line starts
+	frameOff int64 // where the first data line of the current frame starts
 }
 
 // LastEventID returns the id of the last frame read whole (the value of its
@@ -70,6 +74,12 @@ func NewReader(r io.Reader) *Reader {
 // client splits frames on LF only, so a linter reports such streams.
 func (r *Reader) SawCR() bool { return r.sawCR }
 
+// Offset returns the byte offset, in the stream, of the first data line of
+// the frame Next returned last, so that a consumer rejecting a frame's data
+// can say where in its input that frame is. After an error from Next it is
+// where the line that failed starts (or the frame's first data line).
+func (r *Reader) Offset() int64 { return r.frameOff }
+
 // SetMaxFrame sets the largest frame, in bytes of data, Next accepts.
 func (r *Reader) SetMaxFrame(n int) { r.max = n }
 
@@ -83,6 +93,9 @@ func (r *Reader) Next() ([]byte, error) {
 	r.frame, r.hasData = r.frame[:0], false
 	for {
 		line, err := r.line()
+		if !r.hasData {
+			r.frameOff = r.lineOff // until its first data line, the frame starts here
+		}
 		if err != nil {
 			if err == io.EOF && r.hasData {
 				r.err = io.EOF
@@ -131,6 +144,7 @@ func (r *Reader) Next() ([]byte, error) {
 // reading byte by byte. A line longer than the frame limit is an error.
 func (r *Reader) line() ([]byte, error) {
 	r.lbuf = r.lbuf[:0]
+	r.lineOff = r.off
 	limit := r.max + len("data: ")
 	for {
 		if r.br.Buffered() == 0 {
@@ -146,6 +160,8 @@ func (r *Reader) line() ([]byte, error) {
 			r.pendCR = false
 			if win[0] == '\n' {
 				r.br.Discard(1) // the LF of a CRLF whose CR ended the last line
+				r.off++
+				r.lineOff = r.off
 				continue
 			}
 		}
@@ -160,11 +176,13 @@ func (r *Reader) line() ([]byte, error) {
 		r.lbuf = append(r.lbuf, win[:n]...)
 		if i < 0 {
 			r.br.Discard(n)
+			r.off += int64(n)
 			continue
 		}
 		r.pendCR = win[i] == '\r'
 		r.sawCR = r.sawCR || r.pendCR
 		r.br.Discard(i + 1)
+		r.off += int64(i + 1)
 		return r.lbuf, nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -123,6 +124,18 @@ func FuzzReader(f *testing.F) {
 		if (err1 == nil) != (err2 == nil) || strings.Join(whole, "\x00") != strings.Join(bytewise, "\x00") {
 			t.Fatalf("chunking changes the result: %q %v / %q %v", whole, err1, bytewise, err2)
 		}
+		// Every frame's offset is where a data line starts.
+		r := NewReader(bytes.NewReader(stream))
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			off := r.Offset()
+			if off < 0 || off > int64(len(stream)) || !bytes.HasPrefix(stream[off:], []byte("data")) ||
+				off > 0 && !bytes.ContainsAny(stream[off-1:off], "\r\n") {
+				t.Fatalf("offset %d is not the start of a data line in %q", off, stream)
+			}
+		}
 		if bytes.ContainsAny(payload, "\r\n") {
 			return
 		}
@@ -169,5 +182,46 @@ func TestLastEventID(t *testing.T) {
 	}
 	if _, err := r.Next(); err == nil || r.LastEventID() != "1" {
 		t.Fatalf("after a cut frame: %v, id %q", err, r.LastEventID())
+	}
+}
+
+// TestOffset checks that each frame's offset is where its first data line
+// starts, whatever the line endings and whatever precedes it. Every stream
+// holds two frames, whose first data lines carry "a" and "b", and is read
+// one byte at a time as well, so offsets survive refills of the buffer.
+func TestOffset(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		stream string
+	}{
+		{"LF", "data: a\n\ndata: b\n\n"},
+		{"CRLF", "data: a\r\n\r\ndata: b\r\n\r\n"},
+		{"CR", "data: a\r\rdata: b\r\r"},
+		{"comments and fields first", ": hi\nevent: x\ndata: a\n\n: again\r\nid: 7\r\ndata: b\r\n\r\n"},
+		{"several data lines", "\n\ndata: a\ndata: a2\n\n\n\ndata: b\ndata: b2"},
+		{"no blank line at the end", "data: a\n\ndata: b"},
+	} {
+		want := []int64{int64(strings.Index(tc.stream, "data: a")), int64(strings.Index(tc.stream, "data: b"))}
+		for _, oneByte := range []bool{false, true} {
+			var in io.Reader = strings.NewReader(tc.stream)
+			if oneByte {
+				in = iotest.OneByteReader(in)
+			}
+			r := NewReader(in)
+			var got []int64
+			for {
+				_, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, r.Offset())
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s (one byte at a time: %v): offsets %v, want %v", tc.name, oneByte, got, want)
+			}
+		}
 	}
 }

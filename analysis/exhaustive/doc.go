@@ -61,7 +61,28 @@
 // the generated agui package that is the protocol's schema (wire) order, so
 // the list reads like the specification and related events stay together
 // (TEXT_MESSAGE_START before TEXT_MESSAGE_END), which alphabetical order would
-// scatter.
+// scatter. A list longer than six names shows the first five and how many
+// more ("... and 24 more"): a switch written before a protocol bump misses one
+// or two cases and sees them all, while a new switch over every event would
+// otherwise get a paragraph; the suggested fix holds the full list.
+//
+// # The suggested fix
+//
+// Each diagnostic carries a suggested fix that inserts a case clause for
+// every missing variant or member, before the default clause if there is
+// one, else at the end of the switch, named as the file imports the package
+// (an import is added if the file has none):
+//
+//	case *agui.TextMessageEnd:
+//		panic("TODO: handle *agui.TextMessageEnd")
+//
+// The body panics on purpose. An empty case would absorb the variant
+// silently, which is the failure this analyzer exists to prevent, and in a
+// switch that ends its function it would not even compile (a missing
+// return); a panic compiles anywhere and fails loudly until someone writes
+// the handling. Members sharing a value get one case; an unexported member
+// of another package is written as its value; an unexported variant of
+// another package cannot be named there and gets no case.
 //
 // # The default clause
 //
@@ -105,12 +126,24 @@
 // # Running
 //
 // The command github.com/agui-go/sdk/cmd/agui-exhaustive runs this analyzer
-// alone, for example from a Makefile:
+// alone. Inside this repository:
 //
 //	go run ./cmd/agui-exhaustive ./...
 //
-// or as a vet tool:
+// From your own module (Go 1.24 or later), record it as a tool of the module
+// once, which pins its version in go.mod:
 //
-//	go install github.com/agui-go/sdk/cmd/agui-exhaustive
-//	go vet -vettool=$(which agui-exhaustive) ./...
+//	go get -tool github.com/agui-go/sdk/cmd/agui-exhaustive@latest
+//
+// then run it directly, as go vet's tool, or as go fix's tool to apply the
+// suggested fixes (go tool -n prints the path of the built tool):
+//
+//	go tool agui-exhaustive ./...
+//	go vet -vettool=$(go tool -n agui-exhaustive) ./...
+//	go fix -fixtool=$(go tool -n agui-exhaustive) -diff ./...   # show the fixes
+//	go fix -fixtool=$(go tool -n agui-exhaustive) ./...         # apply them
+//
+// (go tool agui-exhaustive -fix ./... applies them too.) An editor shows the
+// fix as a quick fix when its analysis driver runs this analyzer; gopls runs
+// only the analyzers compiled into it, so with gopls, run the commands above.
 package exhaustive

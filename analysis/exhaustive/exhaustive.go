@@ -48,19 +48,19 @@ func run(pass *analysis.Pass) (any, error) {
 		var optOut directiveLines // built on first need
 		for cur := range fileCur.Preorder((*ast.SwitchStmt)(nil), (*ast.TypeSwitchStmt)(nil)) {
 			var (
-				pos     token.Pos
-				subject string
-				missing []string
+				pos  token.Pos
+				body *ast.BlockStmt
+				f    finding
 			)
 			switch s := cur.Node().(type) {
 			case *ast.TypeSwitchStmt:
-				pos = s.Switch
-				subject, missing = checkTypeSwitch(pass, s)
+				pos, body = s.Switch, s.Body
+				f = checkTypeSwitch(pass, s)
 			case *ast.SwitchStmt:
-				pos = s.Switch
-				subject, missing = checkExprSwitch(pass, s)
+				pos, body = s.Switch, s.Body
+				f = checkExprSwitch(pass, s)
 			}
-			if len(missing) == 0 {
+			if len(f.missing) == 0 {
 				continue
 			}
 			if optOut == nil {
@@ -70,18 +70,50 @@ func run(pass *analysis.Pass) (any, error) {
 				continue
 			}
 			pass.Report(analysis.Diagnostic{
-				Pos:     pos,
-				Message: fmt.Sprintf("missing cases in switch of type %s: %s", subject, strings.Join(missing, ", ")),
+				Pos:            pos,
+				Message:        fmt.Sprintf("missing cases in switch of type %s: %s", f.subject, listNames(f.missing)),
+				SuggestedFixes: suggestCases(pass, file, pos, body, f.missing),
 			})
 		}
 	}
 	return nil, nil
 }
 
-// checkTypeSwitch returns the qualified name of the sealed interface a type
-// switch is over and the variants its cases miss, or "" and nil if the
-// switch is not over a sealed interface or needs no diagnostic.
-func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) (string, []string) {
+// finding is what a switch misses: the qualified name of the type it is
+// over, and the variants or members its cases do not cover, in declaration
+// order. No missing entries means nothing to report.
+type finding struct {
+	subject string
+	missing []missingCase
+}
+
+// missingCase is one variant or member a switch does not cover.
+type missingCase struct {
+	pkg     *types.Package // the declaring package
+	name    string         // the type or constant's name in pkg
+	pointer bool           // a variant *name
+	// value is a member's constant value (nil for a variant): members
+	// sharing one get one case, as a second would not compile.
+	value constant.Value
+	// literal is a member's value as Go source (a string, integer or
+	// boolean literal), for a fix in another package when the constant is
+	// unexported; "" when there is none.
+	literal string
+}
+
+// String is how a diagnostic names the case: qualified by package name.
+func (m missingCase) String() string {
+	star := ""
+	if m.pointer {
+		star = "*"
+	}
+	return star + m.pkg.Name() + "." + m.name
+}
+
+// checkTypeSwitch reports what a type switch over a sealed interface
+// misses; the zero finding if the switch is not over a sealed interface or
+// needs no diagnostic.
+func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) finding {
 	var x ast.Expr
 	switch a := s.Assign.(type) {
 	case *ast.AssignStmt: // switch v := x.(type)
@@ -93,76 +125,57 @@ func checkTypeSwitch(pass *analysis.Pass, s *ast.TypeSwitchStmt) (string, []stri
 	}
 	ta, ok := ast.Unparen(x).(*ast.TypeAssertExpr)
 	if !ok {
-		return "", nil
-	}
-	named := definedType(pass.TypesInfo.TypeOf(ta.X))
-	if named == nil {
-		return "", nil
+		return finding{}
 	}
 	var fact sealedFact
-	if !pass.ImportObjectFact(named.Obj(), &fact) {
-		return "", nil
+	named, exprs := switchOver(pass, ta.X, s.Body, &fact)
+	if named == nil {
+		return finding{}
 	}
 	pkg := named.Obj().Pkg()
 
 	covered := make([]bool, len(fact.Variants))
-	for _, stmt := range s.Body.List {
-		cc := stmt.(*ast.CaseClause)
-		if cc.List == nil {
-			if onlyPanics(pass.TypesInfo, cc.Body) {
-				return "", nil
-			}
+	for _, e := range exprs {
+		t := pass.TypesInfo.TypeOf(e)
+		if t == nil {
 			continue
 		}
-		for _, e := range cc.List {
-			t := pass.TypesInfo.TypeOf(e)
-			if t == nil {
-				continue
-			}
-			ptr := false
-			if p, ok := types.Unalias(t).(*types.Pointer); ok {
-				ptr, t = true, p.Elem()
-			}
-			n, ok := types.Unalias(t).(*types.Named)
-			if !ok || !samePackage(n.Obj().Pkg(), pkg) {
-				continue
-			}
-			for i, v := range fact.Variants {
-				// A pointer variant needs *T; a value variant T is
-				// also counted by *T, whose method set includes T's.
-				if v.Name == n.Obj().Name() && (ptr || !v.Pointer) {
-					covered[i] = true
-				}
+		ptr := false
+		if p, ok := types.Unalias(t).(*types.Pointer); ok {
+			ptr, t = true, p.Elem()
+		}
+		n, ok := types.Unalias(t).(*types.Named)
+		if !ok || !samePackage(n.Obj().Pkg(), pkg) {
+			continue
+		}
+		for i, v := range fact.Variants {
+			// A pointer variant needs *T; a value variant T is also
+			// counted by *T, whose method set includes T's.
+			if v.Name == n.Obj().Name() && (ptr || !v.Pointer) {
+				covered[i] = true
 			}
 		}
 	}
 
-	var missing []string
+	f := finding{subject: pkg.Name() + "." + named.Obj().Name()}
 	for i, v := range fact.Variants {
 		if !covered[i] {
-			star := ""
-			if v.Pointer {
-				star = "*"
-			}
-			missing = append(missing, star+pkg.Name()+"."+v.Name)
+			f.missing = append(f.missing, missingCase{pkg: pkg, name: v.Name, pointer: v.Pointer})
 		}
 	}
-	return pkg.Name() + "." + named.Obj().Name(), missing
+	return f
 }
 
 // checkExprSwitch is checkTypeSwitch for an expression switch whose tag has
 // an enum type.
-func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) (string, []string) {
+func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) finding {
 	if s.Tag == nil {
-		return "", nil
-	}
-	named := definedType(pass.TypesInfo.TypeOf(s.Tag))
-	if named == nil {
-		return "", nil
+		return finding{}
 	}
 	var fact enumFact
-	if !pass.ImportObjectFact(named.Obj(), &fact) {
-		return "", nil
+	named, exprs := switchOver(pass, s.Tag, s.Body, &fact)
+	if named == nil {
+		return finding{}
 	}
 	pkg := named.Obj().Pkg()
 
@@ -171,43 +184,60 @@ func checkExprSwitch(pass *analysis.Pass, s *ast.SwitchStmt) (string, []string) 
 		values[i] = m.value()
 	}
 	covered := make([]bool, len(fact.Members))
-	for _, stmt := range s.Body.List {
-		cc := stmt.(*ast.CaseClause)
-		if cc.List == nil {
-			if onlyPanics(pass.TypesInfo, cc.Body) {
-				return "", nil
-			}
-			continue
-		}
-		for _, e := range cc.List {
-			// By identity: the case names a member constant.
-			if c, ok := usedObject(pass.TypesInfo, e).(*types.Const); ok && samePackage(c.Pkg(), pkg) {
-				for i, m := range fact.Members {
-					if m.Name == c.Name() {
-						covered[i] = true
-					}
-				}
-			}
-			// By value: any constant equal to a member's value.
-			tv, ok := pass.TypesInfo.Types[e]
-			if !ok || tv.Value == nil {
-				continue
-			}
-			for i, v := range values {
-				if compatible(tv.Value, v) && constant.Compare(tv.Value, token.EQL, v) {
+	for _, e := range exprs {
+		// By identity: the case names a member constant.
+		if c, ok := usedObject(pass.TypesInfo, e).(*types.Const); ok && samePackage(c.Pkg(), pkg) {
+			for i, m := range fact.Members {
+				if m.Name == c.Name() {
 					covered[i] = true
 				}
 			}
 		}
-	}
-
-	var missing []string
-	for i, m := range fact.Members {
-		if !covered[i] {
-			missing = append(missing, pkg.Name()+"."+m.Name)
+		// By value: any constant equal to a member's value.
+		tv, ok := pass.TypesInfo.Types[e]
+		if !ok || tv.Value == nil {
+			continue
+		}
+		for i, v := range values {
+			if equalConst(tv.Value, v) {
+				covered[i] = true
+			}
 		}
 	}
-	return pkg.Name() + "." + named.Obj().Name(), missing
+
+	f := finding{subject: pkg.Name() + "." + named.Obj().Name()}
+	for i, m := range fact.Members {
+		if covered[i] {
+			continue
+		}
+		mc := missingCase{pkg: pkg, name: m.Name, value: values[i]}
+		if v := values[i]; v.Kind() == constant.String || v.Kind() == constant.Int || v.Kind() == constant.Bool {
+			mc.literal = v.ExactString()
+		}
+		f.missing = append(f.missing, mc)
+	}
+	return f
+}
+
+// switchOver returns the defined type of the switch subject x when its
+// declaration carries a fact of fact's type (loaded into fact), and the
+// expressions of the switch's cases in order. It returns nil when the switch
+// is not checked: its subject is of another type, or a default clause that
+// only panics exempts it.
+func switchOver(pass *analysis.Pass, x ast.Expr, body *ast.BlockStmt, fact analysis.Fact) (*types.Named, []ast.Expr) {
+	named := definedType(pass.TypesInfo.TypeOf(x))
+	if named == nil || !pass.ImportObjectFact(named.Obj(), fact) {
+		return nil, nil
+	}
+	var exprs []ast.Expr
+	for _, stmt := range body.List {
+		cc := stmt.(*ast.CaseClause)
+		if cc.List == nil && onlyPanics(pass.TypesInfo, cc.Body) {
+			return nil, nil
+		}
+		exprs = append(exprs, cc.List...)
+	}
+	return named, exprs
 }
 
 // definedType returns t as a non-instantiated defined type, looking through
@@ -237,6 +267,11 @@ func usedObject(info *types.Info, e ast.Expr) types.Object {
 		return info.Uses[e.Sel]
 	}
 	return nil
+}
+
+// equalConst reports whether x and y are comparable constants of one value.
+func equalConst(x, y constant.Value) bool {
+	return compatible(x, y) && constant.Compare(x, token.EQL, y)
 }
 
 // compatible reports whether constant.Compare may be applied to x and y.

@@ -43,3 +43,12 @@ func TestDoc(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestedFixes applies every suggested fix and compares each file
+// with its .golden copy.
+func TestSuggestedFixes(t *testing.T) {
+	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), exhaustive.Analyzer,
+		"example.com/fix",      // another package: qualifiers, imports, literals, a default clause, a long list
+		"example.com/fixlocal", // the declaring package: no qualifiers
+	)
+}

@@ -2,10 +2,15 @@
 // enums that do not handle every variant. See package
 // github.com/agui-go/sdk/analysis/exhaustive for the rules.
 //
-// Usage:
+// Usage, from a module that added it with
+// go get -tool github.com/agui-go/sdk/cmd/agui-exhaustive@latest:
 //
-//	agui-exhaustive [flags] packages...
-//	go vet -vettool=$(which agui-exhaustive) packages...
+//	go tool agui-exhaustive [-fix] [-diff] packages...
+//	go vet -vettool=$(go tool -n agui-exhaustive) packages...
+//	go fix -fixtool=$(go tool -n agui-exhaustive) packages...
+//
+// -fix (or go fix) applies the suggested fixes, which insert the missing
+// cases.
 package main
 
 import (

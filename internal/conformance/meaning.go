@@ -15,7 +15,7 @@ var ourWording = map[string][]string{
 	"chunk-conflicting-tool-name-fatal":       {"restates toolCallName", "chunk-tool-name-tc1"},
 	"content-without-start-fatal":             {"not-open", `"orphan-content-m1"`},
 	"event-after-run-finished-fatal":          {"run-ended", "already finished with RUN_FINISHED"},
-	"first-event-not-run-started-fatal":       {"not-open", "begins with RUN_STARTED"},
+	"first-event-not-run-started-fatal":       {"not-started", "begins with RUN_STARTED"},
 	"first-tool-chunk-missing-name-fatal":     {"TOOL_CALL_CHUNK", "without a toolCallName"},
 	"malformed-known-field-fatal":             {"/delta", "expected string"},
 	"nested-run-started-fatal":                {"duplicate-run-started", "while run"},

@@ -99,7 +99,7 @@ func TestModel(t *testing.T) {
 	for _, r := range m.Rules {
 		rules = append(rules, r.ID)
 	}
-	want := []string{"run-ended", "duplicate-run-started", "duplicate-start", "not-open", "unknown-id", "out-of-order", "open-at-finish", "owner-mismatch"}
+	want := []string{"run-ended", "duplicate-run-started", "duplicate-start", "not-open", "unknown-id", "out-of-order", "open-at-finish", "owner-mismatch", "not-started"}
 	if !slices.Equal(rules, want) {
 		t.Errorf("rules %v, want %v", rules, want)
 	}

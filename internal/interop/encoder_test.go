@@ -41,17 +41,14 @@ func TestEncoderParity(t *testing.T) {
 		}
 		ours = append(ours, out)
 	}
-	fixtures, err := spectest.Fixtures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixtures := spectest.RequireFixtures(t)
 	for _, fx := range fixtures {
 		if fx.Valid && strings.HasSuffix(fx.Definition, "Event") {
 			data, _ := os.ReadFile(fx.Path)
 			add(data)
 		}
 	}
-	spec, _ := spectest.Dir()
+	spec := spectest.Require(t)
 	streams, _ := filepath.Glob(filepath.Join(spec, "conformance", "streams", "*.json"))
 	for _, p := range streams {
 		var s struct{ Stream []json.RawMessage }

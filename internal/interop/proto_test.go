@@ -49,10 +49,7 @@ func protoEvents(t *testing.T) (names []string, docs [][]byte) {
 		names = append(names, name)
 		docs = append(docs, out)
 	}
-	fixtures, err := spectest.Fixtures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	fixtures := spectest.RequireFixtures(t)
 	for _, fx := range fixtures {
 		if fx.Valid && strings.HasSuffix(fx.Definition, "Event") {
 			data, err := os.ReadFile(fx.Path)
@@ -62,10 +59,7 @@ func protoEvents(t *testing.T) (names []string, docs [][]byte) {
 			add("fixture "+fx.Definition+"/"+filepath.Base(fx.Path), data)
 		}
 	}
-	spec, err := spectest.Dir()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := spectest.Require(t)
 	streams, _ := filepath.Glob(filepath.Join(spec, "conformance", "streams", "*.json"))
 	for _, p := range streams {
 		var s struct{ Stream []json.RawMessage }

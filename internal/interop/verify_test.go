@@ -137,10 +137,7 @@ type diffCase struct {
 }
 
 func conformanceCases(t *testing.T) []diffCase {
-	spec, err := spectest.Dir()
-	if err != nil {
-		t.Skip(err)
-	}
+	spec := spectest.Require(t)
 	files, _ := filepath.Glob(filepath.Join(spec, "conformance", "streams", "*.json"))
 	var out []diffCase
 	for _, p := range files {

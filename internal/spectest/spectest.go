@@ -75,3 +75,51 @@ func Fixtures() ([]Fixture, error) {
 	}
 	return out, sc.Err()
 }
+
+// TB is the part of [testing.TB] that [Require] and [RequireFixtures] use.
+type TB interface {
+	Helper()
+	Skip(args ...any)
+	Fatal(args ...any)
+}
+
+// Require returns the agui-spec/1.0 directory, or ends the test when the
+// data cannot be found. Locally that is a skip whose message says how to
+// point the tests at the data, so a fresh clone without it still tests
+// everything else; under CI (the CI environment variable set) it is a
+// failure, so tests that need the data never vanish from a CI run.
+func Require(t TB) string {
+	t.Helper()
+	dir, err := Dir()
+	if err != nil {
+		missing(t, err)
+	}
+	return dir
+}
+
+// RequireFixtures is [Fixtures] under the policy of [Require].
+func RequireFixtures(t TB) []Fixture {
+	t.Helper()
+	if _, err := Dir(); err != nil {
+		missing(t, err)
+		return nil
+	}
+	fixtures, err := Fixtures()
+	if err != nil {
+		t.Fatal(err) // the data is there but broken: never a skip
+	}
+	return fixtures
+}
+
+// missing applies the policy to data that is not there.
+func missing(t TB, err error) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(fmt.Errorf("%w\n(CI is set, so missing test data fails the test)", err))
+		return
+	}
+	t.Skip(fmt.Errorf("%w\n(skipped; "+hint+"; with CI set this fails)", err))
+}
+
+// hint says where the data comes from.
+const hint = "the data is the spec/ directory (holding 1.0/) of the official ag-ui repository, github.com/ag-ui-protocol/ag-ui: put it at ../shared/agui-spec beside the repository or set AGUI_SPEC_DIR to it"

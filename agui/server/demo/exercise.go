@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/agui-go/sdk/agui"
@@ -20,7 +21,7 @@ import (
 // events received and the verdicts of both verifier profiles to out, and it
 // returns an error when a scenario does not end as the demo promises.
 func Exercise(ctx context.Context, url string, out io.Writer) error {
-	ex := &exercise{url: url, out: out, client: &http.Client{}}
+	ex := &exercise{url: url, path: pathOf(url), out: out, client: &http.Client{}}
 	tour, err := ex.run(ctx, "tour", input("t-tour", "r-tour", "Show me everything", ""))
 	if err != nil {
 		return err
@@ -59,8 +60,21 @@ func Exercise(ctx context.Context, url string, out io.Writer) error {
 	return ex.abandon(ctx, input("t-slow", "r-slow", "Go slow, please", ""))
 }
 
+// pathOf returns the path of the endpoint's URL. The output names only the
+// path: the exercise usually runs against a server on a temporary port that
+// is gone by the time anyone reads the output, so printing the port would
+// invite a request to nothing.
+func pathOf(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Path == "" {
+		return "/"
+	}
+	return u.Path
+}
+
 type exercise struct {
 	url    string
+	path   string // what the output names: the URL's path, never its host and port
 	out    io.Writer
 	client *http.Client
 }
@@ -128,7 +142,7 @@ func (ex *exercise) post(ctx context.Context, body []byte) (*http.Response, erro
 // run posts one input, reads the whole stream, prints it and checks it with
 // both verifier profiles.
 func (ex *exercise) run(ctx context.Context, name string, body []byte) (*result, error) {
-	fmt.Fprintf(ex.out, "\n== %s: POST %s\n", name, ex.url)
+	fmt.Fprintf(ex.out, "\n== %s: POST %s\n", name, ex.path)
 	resp, err := ex.post(ctx, body)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -165,7 +179,7 @@ func (ex *exercise) run(ctx context.Context, name string, body []byte) (*result,
 // abandon starts the slow run and hangs up after the first words, the way a
 // user closes a tab; the server cancels the run (its tests check that).
 func (ex *exercise) abandon(ctx context.Context, body []byte) error {
-	fmt.Fprintf(ex.out, "\n== abandon: POST %s, hang up after three words\n", ex.url)
+	fmt.Fprintf(ex.out, "\n== abandon: POST %s, hang up after three words\n", ex.path)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	resp, err := ex.post(ctx, body)

@@ -110,9 +110,15 @@ func exerciseDemo(ctx context.Context, env *Env, fs *flag.FlagSet, addr string, 
 		fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
 		return ExitRejected
 	}
+	// The server lives only as long as the exercise, so its banner (the URL
+	// and a curl line to try) would advertise a port that is closed by the
+	// time anyone reads it: it goes nowhere, and the output says instead
+	// how to get a server that stays.
+	fmt.Fprintln(env.Stdout, "Exercising the demo agent on a temporary local server, stopped when the exercise ends.")
+	fmt.Fprintln(env.Stdout, "To keep one running and talk to it yourself: agui demo [--addr HOST:PORT]")
 	serveCtx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- demo.ServeListenerOptions(serveCtx, ln, env.Stdout, opts...) }()
+	go func() { served <- demo.ServeListenerOptions(serveCtx, ln, io.Discard, opts...) }()
 	err = demo.Exercise(ctx, "http://"+ln.Addr().String()+"/agent", env.Stdout)
 	cancel()
 	if serr := <-served; err == nil {

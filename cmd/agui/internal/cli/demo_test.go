@@ -88,3 +88,27 @@ func testDemoServes(t *testing.T, args []string, durable bool) {
 		t.Fatalf("exit %d; stderr: %s", c, stderr.String())
 	}
 }
+
+// TestDemoExercise runs `agui demo --exercise` in process: every scenario
+// ends as promised, and the output names no host or port, since the server
+// it ran against is gone by the time anyone reads it.
+func TestDemoExercise(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	var stdout, stderr bytes.Buffer
+	code := runDemo(&Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}, []string{"--exercise"})
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr: %s\nstdout:\n%s", code, stderr.String(), stdout.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"temporary local server", "== tour: POST /agent", "hung up mid-stream", "All scenarios ended as expected."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if addr := regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1?\]):\d+`).FindString(out); addr != "" {
+		t.Errorf("output advertises %s, a server that is gone:\n%s", addr, out)
+	}
+	if strings.Contains(out, "curl") {
+		t.Errorf("output suggests curl against a server that is gone:\n%s", out)
+	}
+}

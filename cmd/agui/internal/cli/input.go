@@ -36,10 +36,16 @@ var errEventTooLarge = fmt.Errorf("an event is larger than the %d-byte limit", m
 // (each valid until the next; an error ends them) and, for SSE, the index of
 // the first document whose frame had a line ending in CR or CRLF (-1 when
 // none), known once the documents have been read.
+//
+// at is the byte offset in the input of the document yielded last (SSE: of
+// its frame's first data line; protobuf: of its length prefix), or of the
+// spot where reading failed; it is kept as the documents are read, so it
+// names the rejected event when checking stops there.
 type eventStream struct {
 	format string
 	docs   iter.Seq2[[]byte, error]
 	crAt   int
+	at     int64
 }
 
 // readEvents detects the format of a captured stream from its first bytes and
@@ -56,10 +62,14 @@ func readEvents(in io.Reader) (*eventStream, error) {
 	if b, _ := br.Peek(1); len(b) == 1 && b[0] == 0 {
 		// A length prefix: frames are at most 10 MiB, so the first byte of
 		// a protobuf stream is 0, which no text format starts with.
-		return &eventStream{format: formatProtobuf, docs: protoDocs(br), crAt: -1}, nil
+		es := &eventStream{format: formatProtobuf, crAt: -1}
+		es.docs = protoDocs(br, &es.at)
+		return es, nil
 	}
+	base := int64(0)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
+		base = 3
 	}
 	// The first byte that is not white space decides; SSE needs the first
 	// line, so white space is only peeked at, not consumed.
@@ -73,16 +83,16 @@ func readEvents(in io.Reader) (*eventStream, error) {
 		return nil, errNoEvents
 	case first == '[':
 		br.Discard(lead)
-		es.format, es.docs = formatJSONArray, jsonDocs(br, true)
+		es.format, es.docs = formatJSONArray, jsonDocs(br, true, base+int64(lead), &es.at)
 	case first == '{':
 		br.Discard(lead)
-		es.format, es.docs = formatJSONLines, jsonDocs(br, false)
+		es.format, es.docs = formatJSONLines, jsonDocs(br, false, base+int64(lead), &es.at)
 	default:
 		line, _ := br.Peek(min(br.Buffered(), 4<<10))
 		if !looksLikeSSE(bytes.TrimLeft(line, " \t\r\n")) {
 			return nil, errors.New("cannot tell the format: expected SSE (data: lines), JSON Lines or a JSON array of events")
 		}
-		es.format, es.docs = formatSSE, sseDocs(br, &es.crAt)
+		es.format, es.docs = formatSSE, sseDocs(br, &es.crAt, base, &es.at)
 	}
 	return es, nil
 }
@@ -124,12 +134,20 @@ func looksLikeSSE(b []byte) bool {
 // jsonDocs reads JSON values one after another, or the elements of one JSON
 // array, with a json.Decoder over a reader that lets no value read more than
 // maxEvent bytes.
-func jsonDocs(br *bufio.Reader, array bool) iter.Seq2[[]byte, error] {
+//
+// base is the offset of br's first byte in the input; *at is kept as
+// eventStream.at says.
+func jsonDocs(br *bufio.Reader, array bool, base int64, at *int64) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		lr := &valueLimit{r: br}
 		dec := json.NewDecoder(lr)
 		n := 0
 		fail := func(err error) {
+			*at = base + dec.InputOffset()
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				*at = base + se.Offset - 1 // the error occurred after reading Offset bytes
+			}
 			switch {
 			case errors.Is(err, errEventTooLarge):
 				err = fmt.Errorf("JSON value %d: %w", n, err)
@@ -166,6 +184,7 @@ func jsonDocs(br *bufio.Reader, array bool) iter.Seq2[[]byte, error] {
 				fail(errEventTooLarge)
 				return
 			}
+			*at = base + dec.InputOffset() - int64(len(raw))
 			if !yield(raw, nil) {
 				return
 			}
@@ -221,7 +240,7 @@ func describeJSONError(err error) error {
 // without its blank line still counts). Each document must be JSON. *crAt is
 // set to the index of the first document whose frame had a line ending in CR
 // or CRLF.
-func sseDocs(br *bufio.Reader, crAt *int) iter.Seq2[[]byte, error] {
+func sseDocs(br *bufio.Reader, crAt *int, base int64, at *int64) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		r := sse.NewReader(br)
 		n := 0
@@ -230,6 +249,7 @@ func sseDocs(br *bufio.Reader, crAt *int) iter.Seq2[[]byte, error] {
 			if err == io.EOF {
 				break
 			}
+			*at = base + r.Offset()
 			if err != nil {
 				yield(nil, fmt.Errorf("SSE frame %d: %w", n, err))
 				return

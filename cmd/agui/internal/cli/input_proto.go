@@ -19,11 +19,17 @@ import (
 // which the client profile drops with a warning and the server profile
 // rejects, as they treat an unknown type on SSE. Frames are read one at a
 // time under the reader's frame limit.
-func protoDocs(r io.Reader) iter.Seq2[[]byte, error] {
+//
+// *at is kept as eventStream.at says: the offset of the frame's length
+// prefix (4 bytes, big-endian).
+func protoDocs(r io.Reader, at *int64) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		n := 0
 		var doc []byte
+		next := int64(0)
 		for msg, err := range protoframe.Frames(r) {
+			*at = next
+			next += 4 + int64(len(msg))
 			if err != nil {
 				yield(nil, fmt.Errorf("frame %d: %w", n, err))
 				return

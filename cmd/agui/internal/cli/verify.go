@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/verify"
@@ -30,39 +31,124 @@ profile (producers must use LF) and a warning in the client profile (the
 reference client cannot read them).
 
 Exit status: 0 valid, 1 rejected, 2 unreadable input or usage error.
-With --json, prints one object:
-{"ok":bool,"index":N,"rule":"...","event":"...","id":"...","message":"..."}
-where index is the 0-based position of the first rejected event in the input
-(the number of events for a truncated stream, -1 when valid).
+
+With --json, standard output carries exactly one JSON object, whatever the
+outcome (only -h prints nothing there):
+{"ok":bool,"index":N,"offset":N,"rule":"...","event":"...","id":"...",
+ "message":"...","warnings":[{"index":N,"offset":N,"message":"..."}]}
+index is the 0-based position of the first rejected event in the input
+(the number of events for a truncated stream, -1 when valid or when no event
+is involved). offset is the byte offset in the input of the spot that could
+not be read (SSE: of the frame's first data line; protobuf: of its length
+prefix); the streaming checker does not track the offset of a rejected event
+or a warning yet, so it is -1 there. rule is a verifier rule's id, or
+one of truncated, malformed-event, unknown-event, sse-line-endings,
+unreadable (the input cannot be read or split into events) and usage.
 
 flags:
 `
 
-// verdict is the --json output.
+// verdict is the --json output: one object for every outcome.
 type verdict struct {
-	OK      bool   `json:"ok"`
+	OK       bool          `json:"ok"`
+	Index    int           `json:"index"`
+	Offset   int           `json:"offset"`
+	Rule     string        `json:"rule"`
+	Event    string        `json:"event"`
+	ID       string        `json:"id"`
+	Message  string        `json:"message"`
+	Warnings []warningJSON `json:"warnings"` // never null
+}
+
+type warningJSON struct {
 	Index   int    `json:"index"`
-	Rule    string `json:"rule"`
-	Event   string `json:"event"`
-	ID      string `json:"id"`
+	Offset  int    `json:"offset"`
 	Message string `json:"message"`
 }
 
+// Rules of the verdict that are not the verifier's.
+const (
+	ruleUnreadable = "unreadable"
+	ruleUsage      = "usage"
+)
+
+// verifyRun is one invocation's output: the human form on stdout and
+// stderr, or exactly one JSON object on stdout.
+type verifyRun struct {
+	env    *Env
+	asJSON bool
+}
+
+// stop ends the command without a verdict on the stream (a usage error or
+// unreadable input): a message on stderr, or the one JSON object.
+func (vr *verifyRun) stop(code int, v verdict, human string) int {
+	if vr.asJSON {
+		v.Message = human
+		vr.print(v)
+	} else {
+		fmt.Fprintf(vr.env.Stderr, "agui verify: %s\n", human)
+	}
+	return code
+}
+
+func (vr *verifyRun) print(v verdict) {
+	if v.Warnings == nil {
+		v.Warnings = []warningJSON{}
+	}
+	out, _ := json.Marshal(v) // strings, ints and bools: it cannot fail
+	fmt.Fprintf(vr.env.Stdout, "%s\n", out)
+}
+
+// wantsJSON reports whether args ask for --json (the last mention wins, as
+// with the flag package). It is asked before flags are parsed, so that a
+// command line the flag package rejects still gets its one JSON object.
+func wantsJSON(args []string) bool {
+	want := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "json" {
+			continue
+		}
+		b, err := strconv.ParseBool(value)
+		want = !hasValue || err == nil && b
+	}
+	return want
+}
+
 func runVerify(env *Env, args []string) int {
+	vr := &verifyRun{env: env, asJSON: wantsJSON(args)}
+	usageErr := verdict{Index: -1, Offset: -1, Rule: ruleUsage}
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	fs.Usage = func() {
+	printUsage := func() {
+		fs.SetOutput(env.Stderr)
 		io.WriteString(env.Stderr, verifyUsage)
 		fs.PrintDefaults()
 	}
+	fs.SetOutput(env.Stderr)
+	fs.Usage = printUsage
+	if vr.asJSON {
+		// The flag package's complaint goes into the object instead; -h
+		// still prints the usage.
+		fs.SetOutput(io.Discard)
+		fs.Usage = func() {}
+	}
 	profileName := fs.String("profile", "client", "`client` or server: the rules to check against")
-	asJSON := fs.Bool("json", false, "print the verdict as one JSON object")
+	fs.Bool("json", false, "print the verdict as one JSON object (see above)")
 	// Flags may come before or after the file name.
 	var operands []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				if vr.asJSON {
+					printUsage()
+				}
 				return ExitOK
+			}
+			if vr.asJSON {
+				return vr.stop(ExitUsage, usageErr, err.Error())
 			}
 			return ExitUsage
 		}
@@ -79,13 +165,13 @@ func runVerify(env *Env, args []string) int {
 	case "server":
 		profile = verify.ServerProfile
 	default:
-		fmt.Fprintf(env.Stderr, "agui verify: --profile must be client or server, not %q\n", *profileName)
-		return ExitUsage
+		return vr.stop(ExitUsage, usageErr, fmt.Sprintf("--profile must be client or server, not %q", *profileName))
 	}
 	if len(operands) > 1 {
-		fmt.Fprintf(env.Stderr, "agui verify: one input at most, got %d\n", len(operands))
-		fs.Usage()
-		return ExitUsage
+		if !vr.asJSON {
+			defer printUsage()
+		}
+		return vr.stop(ExitUsage, usageErr, fmt.Sprintf("one input at most, got %d", len(operands)))
 	}
 	name := "-"
 	if len(operands) == 1 {
@@ -100,8 +186,7 @@ func runVerify(env *Env, args []string) int {
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "agui verify: %v\n", err)
-			return ExitUsage
+			return vr.stop(ExitUsage, verdict{Index: -1, Offset: -1, Rule: ruleUnreadable}, err.Error())
 		}
 		defer f.Close()
 		in = f
@@ -112,50 +197,52 @@ func runVerify(env *Env, args []string) int {
 		r, err = verify.CheckStream(profile, es.docs)
 	}
 	if err != nil {
+		msg := name + ": " + err.Error()
+		v := verdict{Index: -1, Offset: -1, Rule: ruleUnreadable}
 		if es != nil && !errors.Is(err, errNoEvents) {
-			fmt.Fprintf(env.Stderr, "agui verify: %s: unreadable %s: %v\n", name, es.format, err)
-		} else {
-			fmt.Fprintf(env.Stderr, "agui verify: %s: %v\n", name, err)
+			msg = name + ": unreadable " + es.format + " at byte " + strconv.FormatInt(es.at, 10) + ": " + err.Error()
+			v.Offset = int(es.at)
 		}
-		return ExitUsage
+		return vr.stop(ExitUsage, v, msg)
 	}
 	format, crAt := es.format, es.crAt
 
 	v := verdictOf(r)
+	warnings := r.Warnings
 	if crAt >= 0 {
 		// Producers must end SSE lines with LF alone, and the reference
 		// client cannot read anything else: a producer (server profile) is
 		// rejected for it, a consumer reading it is warned.
 		const msg = "SSE lines end in CR or CRLF; producers must use LF, and the reference client (@ag-ui/client 1.0.0) cannot read this stream"
 		if profile == verify.ServerProfile && (v.OK || v.Index > crAt) {
-			v = verdict{Index: crAt, Rule: "sse-line-endings", Message: msg}
+			v = verdict{Index: crAt, Offset: -1, Rule: "sse-line-endings", Message: msg}
 		} else {
-			r.Warnings = append([]verify.Warning{{Index: crAt, Text: msg}}, r.Warnings...)
+			warnings = append([]verify.Warning{{Index: crAt, Text: msg}}, warnings...)
 		}
 	}
-	if !*asJSON {
-		for _, w := range r.Warnings {
+	for _, w := range warnings {
+		v.Warnings = append(v.Warnings, warningJSON{Index: w.Index, Offset: -1, Message: w.Text})
+	}
+	if vr.asJSON {
+		vr.print(v)
+	} else {
+		for _, w := range warnings {
 			fmt.Fprintf(env.Stderr, "warning: event %d: %s\n", w.Index, w.Text)
 		}
 		if r.MoreWarnings > 0 {
 			fmt.Fprintf(env.Stderr, "warning: %d more warnings not shown\n", r.MoreWarnings)
 		}
-	}
-	if *asJSON {
-		out, _ := json.Marshal(v)
-		fmt.Fprintf(env.Stdout, "%s\n", out)
-	} else {
 		switch {
 		case v.OK:
 			fmt.Fprintf(env.Stdout, "valid: %d events (%s, %s profile)\n", r.Events, format, profile)
 		case v.Rule == "truncated":
 			fmt.Fprintf(env.Stdout, "rejected at the end of the stream, after %d events (%s, %s profile):\n  %s\n", r.Events, format, profile, v.Message)
 		default:
-			what := "event " + strconv.Itoa(v.Index)
+			what := ""
 			if v.Event != "" {
-				what += " (" + v.Event + ")"
+				what = v.Event + "; "
 			}
-			fmt.Fprintf(env.Stdout, "rejected at %s of %d (%s, %s profile):\n  %s\n", what, r.Events, format, profile, v.Message)
+			fmt.Fprintf(env.Stdout, "rejected at event %d of %d (%s%s, %s profile):\n  %s\n", v.Index, r.Events, what, format, profile, v.Message)
 		}
 	}
 	if !v.OK {
@@ -169,9 +256,9 @@ func runVerify(env *Env, args []string) int {
 // "unknown-event" (server profile: a type the protocol does not define).
 func verdictOf(r *verify.Report) verdict {
 	if r.OK() {
-		return verdict{OK: true, Index: -1}
+		return verdict{OK: true, Index: -1, Offset: -1}
 	}
-	v := verdict{Index: r.Index, Event: r.Event, Message: r.Err.Error()}
+	v := verdict{Index: r.Index, Offset: -1, Event: r.Event, Message: r.Err.Error()}
 	var ve *verify.Error
 	switch {
 	case errors.Is(r.Err, verify.ErrTruncated):

@@ -1,0 +1,71 @@
+package agui_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/agui-go/sdk/agui"
+)
+
+// Events encode to the compact JSON of the wire, with members in the order
+// the reference encoder writes them and optional members left out when
+// absent.
+func ExampleAppendEvent() {
+	ev := agui.NewTextMessageContent("msg-1", "Hello")
+	ts := int64(1700000000000)
+	ev.Timestamp = &ts
+
+	buf, err := agui.AppendEvent(nil, ev)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(buf))
+	// Output:
+	// {"type":"TEXT_MESSAGE_CONTENT","timestamp":1700000000000,"messageId":"msg-1","delta":"Hello"}
+}
+
+// Strict decoding rejects what the schema rejects; the error says where,
+// as a JSON Pointer and as a byte offset.
+func ExampleDecodeEvent() {
+	ev, err := agui.DecodeEvent([]byte(`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	start := ev.(*agui.TextMessageStart)
+	fmt.Println(start.Type(), start.MessageID, *start.Role)
+
+	_, err = agui.DecodeEvent([]byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":42}`))
+	var de *agui.DecodeError
+	if errors.As(err, &de) {
+		fmt.Printf("path %s, offset %d: %s\n", de.Path, de.Offset, de.Reason)
+	}
+	// Output:
+	// TEXT_MESSAGE_START m1 assistant
+	// path /delta, offset 56: expected string, got number
+}
+
+// Lenient decoding reads what a forgiving client reads: unknown members are
+// stripped with a warning, and an event type this SDK does not know is an
+// error a consumer may skip.
+func ExampleDecodeEventLenient() {
+	ev, warnings, err := agui.DecodeEventLenient([]byte(`{"type":"STEP_STARTED","stepName":"plan","mood":"sunny"}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ev.Type(), ev.(*agui.StepStarted).StepName)
+	for _, w := range warnings {
+		fmt.Println("warning:", w)
+	}
+
+	_, _, err = agui.DecodeEventLenient([]byte(`{"type":"FUTURE_EVENT"}`))
+	if errors.Is(err, agui.ErrUnknownEventType) {
+		fmt.Println("skipped:", err)
+	}
+	// Output:
+	// STEP_STARTED plan
+	// warning: at /mood: removed unrecognised member
+	// skipped: agui: unknown event type "FUTURE_EVENT"
+}
