@@ -1,0 +1,470 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	cclient "github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/client/sse"
+	cevents "github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
+	ctypes "github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
+	cencoder "github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/encoding/encoder"
+	csse "github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/encoding/sse"
+	"github.com/sirupsen/logrus"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/server"
+)
+
+// Every benchmark has an "agui-go" and a "community" sub-benchmark (and
+// sometimes a baseline): with -count > 1 the sides alternate, so that a
+// change in the machine's load falls on both (the comparison is a ratio
+// of figures from the same run).
+
+// cpuNow is the process's CPU time, user and system. On a shared machine
+// wall time also counts waiting for a core; CPU per op (cpu-ns/op) is the
+// work done, and it is what BENCHMARKS.md prefers.
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration, per int) {
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N)/float64(per), "cpu-ns/op")
+}
+
+// BenchmarkEmitDelta is one text delta emitted into a writer that drops
+// it: for agui-go its HTTP handler (helper, verifier, encoding, buffered
+// flush), for the community SDK its SSEWriter with a fresh event (how an
+// agent produces each delta with it).
+func BenchmarkEmitDelta(b *testing.B) {
+	b.Run("agui-go", func(b *testing.B) {
+		b.ReportAllocs()
+		var cpu time.Duration
+		agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+			m, err := rc.StartTextMessage(server.WithID(messageID))
+			if err != nil {
+				return server.Outcome{}, err
+			}
+			b.ResetTimer()
+			cpu = cpuNow()
+			for range b.N {
+				if err := m.Append(delta); err != nil {
+					return server.Outcome{}, err
+				}
+			}
+			reportCPU(b, cpu, 1)
+			b.StopTimer()
+			return server.Success(), m.End()
+		})
+		w := newDiscardWriter()
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(runInput))
+		req.Header.Set("Content-Type", "application/json")
+		server.NewHandler(agent).ServeHTTP(w, req)
+		if w.n < b.N*len(delta) {
+			b.Fatalf("%d bytes written for %d deltas", w.n, b.N)
+		}
+	})
+	b.Run("community", func(b *testing.B) {
+		b.ReportAllocs()
+		ctx := context.Background()
+		sw := csse.NewSSEWriter()
+		w := newDiscardWriter()
+		cpu := cpuNow()
+		for b.Loop() {
+			ev := cevents.NewTextMessageContentEvent(messageID, delta)
+			untimed(ev.BaseEvent)
+			if err := sw.WriteEvent(ctx, w, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu, 1)
+	})
+}
+
+// BenchmarkEncodeDelta is the encoding alone: a built TEXT_MESSAGE_CONTENT
+// to its JSON bytes (agui-go's generated AppendJSON into a reused buffer;
+// the community encoder's EncodeEvent, which validates, then marshals).
+func BenchmarkEncodeDelta(b *testing.B) {
+	b.Run("agui-go", func(b *testing.B) {
+		ev := &agui.TextMessageContent{MessageID: messageID, Delta: delta}
+		buf := make([]byte, 0, 256)
+		b.ReportAllocs()
+		cpu := cpuNow()
+		for b.Loop() {
+			var err error
+			if buf, err = ev.AppendJSON(buf[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu, 1)
+		b.SetBytes(int64(len(buf)))
+	})
+	b.Run("community", func(b *testing.B) {
+		ctx := context.Background()
+		enc := cencoder.NewEventEncoder()
+		ev := cevents.NewTextMessageContentEvent(messageID, delta)
+		untimed(ev.BaseEvent)
+		var out []byte
+		b.ReportAllocs()
+		cpu := cpuNow()
+		for b.Loop() {
+			var err error
+			if out, err = enc.EncodeEvent(ctx, ev, "application/json"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu, 1)
+		b.SetBytes(int64(len(out)))
+	})
+}
+
+// Encoding alone produces the same JSON on both sides.
+func TestEncodingsAreEqual(t *testing.T) {
+	ours, err := (&agui.TextMessageContent{MessageID: messageID, Delta: delta}).AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := cevents.NewTextMessageContentEvent(messageID, delta)
+	untimed(ev.BaseEvent)
+	theirs, err := cencoder.NewEventEncoder().EncodeEvent(context.Background(), ev, "application/json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ours, theirs) {
+		t.Fatalf("agui-go %s\ncommunity %s", ours, theirs)
+	}
+}
+
+// oursDeltaFrame is the frame agui-go's handler writes for one delta.
+func oursDeltaFrame(t *testing.T) []byte {
+	frames := strings.SplitAfter(serve(t, oursHandler(1, nil)), "\n\n")
+	return []byte(frames[2])
+}
+
+// communityDeltaFrame is the frame the community SSEWriter writes for one.
+func communityDeltaFrame(t *testing.T) []byte {
+	var buf bytes.Buffer
+	ev := cevents.NewTextMessageContentEvent(messageID, delta)
+	untimed(ev.BaseEvent)
+	if err := csse.NewSSEWriter().WriteEvent(context.Background(), &buf, ev); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// plainHandler is the physical limit the loopback run is held against:
+// net/http writing the same frames, one Write each, with nothing else.
+func plainHandler(frames []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, f := range frames {
+			if _, err := io.WriteString(w, f); err != nil {
+				return
+			}
+		}
+	})
+}
+
+// oursFrames is the body of agui-go's handler for an n-delta run, frame by
+// frame.
+func oursFrames(n int) []string {
+	w := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(runInput))
+	req.Header.Set("Content-Type", "application/json")
+	oursHandler(n, nil).ServeHTTP(w, req)
+	if w.Code != http.StatusOK {
+		panic(fmt.Sprintf("agui-go handler: %d %s", w.Code, w.Body))
+	}
+	frames := strings.SplitAfter(w.Body.String(), "\n\n")
+	return frames[:len(frames)-1] // the empty string after the last frame
+}
+
+// BenchmarkLoopbackRun1000 is a whole run over loopback HTTP, request to
+// last byte, of a 1,000-delta answer, read by the same neutral client
+// (one op = one run; ns/delta reported). "plain" is the limit: net/http
+// writing the same frames.
+func BenchmarkLoopbackRun1000(b *testing.B) {
+	frames := oursFrames(runDeltas)
+	for _, side := range []struct {
+		name string
+		h    http.Handler
+	}{
+		{"plain", plainHandler(frames)},
+		{"agui-go", oursHandler(runDeltas, nil)},
+		{"community", communityHandler(runDeltas, nil)},
+	} {
+		b.Run(side.name, func(b *testing.B) {
+			srv := httptest.NewServer(side.h)
+			defer srv.Close()
+			hc := srv.Client()
+			ctx := context.Background()
+			b.ReportAllocs()
+			cpu := cpuNow()
+			for b.Loop() {
+				if err := neutralRun(ctx, hc, srv.URL, runDeltas+4); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu, runDeltas)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/runDeltas, "ns/delta")
+		})
+	}
+}
+
+// BenchmarkClientRead is each SDK's client reading a 1,000-delta run from
+// the same plain server: framing, decoding and checking every frame (for
+// agui-go its Client.Run, with the verifier; for the community SDK its SSE
+// client, then its EventDecoder and each event's Validate, as its examples
+// do, having no verifier). ns/frame is the figure.
+func BenchmarkClientRead(b *testing.B) {
+	frames := oursFrames(runDeltas)
+	srv := httptest.NewServer(plainHandler(frames))
+	defer srv.Close()
+	ctx := context.Background()
+	b.Run("agui-go", func(b *testing.B) {
+		c, err := client.New(srv.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		in := &agui.RunAgentInput{ThreadID: threadID, RunID: runID}
+		b.ReportAllocs()
+		cpu := cpuNow()
+		for b.Loop() {
+			n := 0
+			for _, err := range c.Run(ctx, in) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if n != len(frames) {
+				b.Fatalf("%d events, want %d", n, len(frames))
+			}
+		}
+		reportCPU(b, cpu, len(frames))
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
+	})
+	b.Run("community", func(b *testing.B) {
+		log := logrus.New()
+		log.SetOutput(io.Discard)
+		c := cclient.NewClient(cclient.Config{Endpoint: srv.URL, Logger: log})
+		dec := cevents.NewEventDecoder(log)
+		in := ctypes.RunAgentInput{ThreadID: threadID, RunID: runID}
+		b.ReportAllocs()
+		cpu := cpuNow()
+		for b.Loop() {
+			if n, err := communityRead(ctx, c, dec, in); err != nil {
+				b.Fatal(err)
+			} else if n != len(frames) {
+				b.Fatalf("%d events, want %d", n, len(frames))
+			}
+		}
+		reportCPU(b, cpu, len(frames))
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
+	})
+}
+
+// communityRead reads one run with the community client and decodes and
+// validates every frame, returning how many events it read.
+func communityRead(ctx context.Context, c *cclient.Client, dec *cevents.EventDecoder, in ctypes.RunAgentInput) (int, error) {
+	frames, errs, err := c.Stream(cclient.StreamOptions{Context: ctx, Payload: in})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for f := range frames {
+		var probe struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(f.Data, &probe); err != nil {
+			return n, err
+		}
+		ev, err := dec.DecodeEvent(probe.Type, f.Data)
+		if err != nil {
+			return n, err
+		}
+		if err := ev.Validate(); err != nil {
+			return n, err
+		}
+		n++
+	}
+	for err := range errs {
+		return n, err
+	}
+	return n, nil
+}
+
+// The two clients read the same events from the benchmark's stream.
+func TestClientsReadTheSameEvents(t *testing.T) {
+	frames := oursFrames(20)
+	srv := httptest.NewServer(plainHandler(frames))
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours []string
+	for ev, err := range c.Run(ctx, &agui.RunAgentInput{ThreadID: threadID, RunID: runID}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := agui.AppendEvent(nil, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours = append(ours, string(data))
+	}
+	log := logrus.New()
+	log.SetOutput(io.Discard)
+	n, err := communityRead(ctx, cclient.NewClient(cclient.Config{Endpoint: srv.URL, Logger: log}), cevents.NewEventDecoder(log), ctypes.RunAgentInput{ThreadID: threadID, RunID: runID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ours) != len(frames) || n != len(frames) {
+		t.Fatalf("agui-go read %d events, community %d, of %d frames", len(ours), n, len(frames))
+	}
+	for i, f := range frames {
+		if want := strings.TrimSuffix(strings.TrimPrefix(f, "data: "), "\n\n"); ours[i] != want {
+			t.Errorf("event %d: read back as %s, sent %s", i, ours[i], want)
+		}
+	}
+}
+
+// BenchmarkIdleRun is the memory an open run costs while its agent waits:
+// idleRuns runs are opened at once, each past RUN_STARTED, and the growth of
+// the heap and stacks in use (server and the neutral client, the client the
+// same on both sides) is reported per run as bytes/run.
+func BenchmarkIdleRun(b *testing.B) {
+	for _, side := range []struct {
+		name string
+		h    func(wait func(context.Context)) http.Handler
+	}{
+		{"agui-go", func(wait func(context.Context)) http.Handler { return oursHandler(1, wait) }},
+		{"community", func(wait func(context.Context)) http.Handler { return communityHandler(1, wait) }},
+	} {
+		b.Run(side.name, func(b *testing.B) {
+			var total float64
+			for b.Loop() {
+				total += idleRunBytes(b, side.h)
+			}
+			b.ReportMetric(total/float64(b.N), "bytes/run")
+		})
+	}
+}
+
+const idleRuns = 100
+
+func idleRunBytes(b *testing.B, handler func(wait func(context.Context)) http.Handler) float64 {
+	release := make(chan struct{})
+	wait := func(ctx context.Context) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+	}
+	srv := httptest.NewServer(handler(wait))
+	defer srv.Close()
+	tr := &http.Transport{MaxIdleConnsPerHost: idleRuns}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	// Warm one run up first, so that one-off costs are not counted.
+	if err := idleRun(hc, srv.URL, nil, nil); err != nil {
+		b.Fatal(err)
+	}
+	before := inUse()
+	var opened, done sync.WaitGroup
+	errs := make(chan error, idleRuns)
+	for range idleRuns {
+		opened.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			if err := idleRun(hc, srv.URL, opened.Done, release); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	opened.Wait()
+	after := inUse()
+	close(release)
+	done.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	return float64(after-before) / idleRuns
+}
+
+// idleRun is the neutral client of the idle measurement: it calls open
+// once RUN_STARTED has arrived, then reads the rest of the run (which
+// the server sends after release is closed).
+func idleRun(hc *http.Client, url string, open func(), release chan struct{}) error {
+	if release == nil {
+		release = make(chan struct{})
+		close(release)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(runInput))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		if open != nil {
+			open()
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 4096)
+	var got []byte
+	for !bytes.Contains(got, []byte("\n\n")) {
+		n, err := resp.Body.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			if open != nil {
+				open()
+			}
+			return fmt.Errorf("before RUN_STARTED: %w", err)
+		}
+	}
+	if !bytes.Contains(got, []byte(`"RUN_STARTED"`)) {
+		return fmt.Errorf("first frame %q", got)
+	}
+	if open != nil {
+		open()
+	}
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(append(got, rest...), []byte(`"RUN_FINISHED"`)) {
+		return fmt.Errorf("run ended without RUN_FINISHED")
+	}
+	return nil
+}
+
+// inUse is the heap and stack memory in use after a collection.
+func inUse() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapInuse + m.StackInuse)
+}
