@@ -34,7 +34,7 @@ type discardWriter struct {
 	n int
 }
 
-func newDiscardWriter() *discardWriter                { return &discardWriter{h: http.Header{}} }
+func newDiscardWriter() *discardWriter               { return &discardWriter{h: http.Header{}} }
 func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
 func (w *discardWriter) WriteHeader(int)             {}
