@@ -8,13 +8,14 @@ GO       ?= go
 FUZZTIME ?= 20s
 BENCH    ?= .
 COUNT    ?= 6
+BENCHTIME ?= 300ms
 
 # Modules nested in the repository, each with its own go.mod (so that the
 # core module does not depend on what they need); vet and test cover them
 # as they cover the root.
-MODULES  := runlog/nats
+MODULES  := runlog/nats bench
 
-.PHONY: all generate check-generated vet lint test check bench fuzz demo
+.PHONY: all generate check-generated vet lint test check bench bench-report fuzz demo
 
 all: check
 
@@ -50,6 +51,21 @@ bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) ./... | tee bench.txt
 	$(GO) run golang.org/x/perf/cmd/benchstat bench.txt
 	@echo "raw results: bench.txt (not tracked)"
+
+# agui-go beside its peers (the bench module): COUNT runs of every
+# benchmark one after the other, so that the sides interleave, then
+# BENCHMARKS.md rewritten from them (see its "Reading the noise").
+bench-report:
+	cd bench && $(GO) test -c -o bench.test .
+	cd bench && load0="$$(cut -d' ' -f1-3 /proc/loadavg)" && : > bench.txt && \
+	  for i in $$(seq $(COUNT)); do \
+	    ./bench.test -test.run '^$$' -test.bench . -test.benchmem -test.benchtime $(BENCHTIME) | tee -a bench.txt; \
+	  done && \
+	  load1="$$(cut -d' ' -f1-3 /proc/loadavg)" && \
+	  (cd .. && $(GO) run golang.org/x/perf/cmd/benchstat bench/bench.txt) > benchstat.txt && \
+	  $(GO) run ./report -in bench.txt -benchstat benchstat.txt -out ../BENCHMARKS.md \
+	    -load "$$load0 at the start, $$load1 at the end" \
+	    -cmd "make bench-report COUNT=$(COUNT) BENCHTIME=$(BENCHTIME)"
 
 # Run every fuzz target for FUZZTIME each.
 fuzz:

@@ -42,8 +42,10 @@ func cpuNow() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func reportCPU(b *testing.B, start time.Duration, per int) {
-	b.ReportMetric(float64(cpuNow()-start)/float64(b.N)/float64(per), "cpu-ns/op")
+// reportCPU reports the CPU time since start per op, or per unit when an
+// op is per units (a run of deltas, say) and unit is not "op".
+func reportCPU(b *testing.B, start time.Duration, per int, unit string) {
+	b.ReportMetric(float64(cpuNow()-start)/float64(b.N)/float64(per), "cpu-ns/"+unit)
 }
 
 // BenchmarkEmitDelta is one text delta emitted into a writer that drops
@@ -66,7 +68,7 @@ func BenchmarkEmitDelta(b *testing.B) {
 					return server.Outcome{}, err
 				}
 			}
-			reportCPU(b, cpu, 1)
+			reportCPU(b, cpu, 1, "op")
 			b.StopTimer()
 			return server.Success(), m.End()
 		})
@@ -91,7 +93,7 @@ func BenchmarkEmitDelta(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu, 1)
+		reportCPU(b, cpu, 1, "op")
 	})
 }
 
@@ -110,7 +112,7 @@ func BenchmarkEncodeDelta(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu, 1)
+		reportCPU(b, cpu, 1, "op")
 		b.SetBytes(int64(len(buf)))
 	})
 	b.Run("community", func(b *testing.B) {
@@ -127,7 +129,7 @@ func BenchmarkEncodeDelta(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu, 1)
+		reportCPU(b, cpu, 1, "op")
 		b.SetBytes(int64(len(out)))
 	})
 }
@@ -222,7 +224,7 @@ func BenchmarkLoopbackRun1000(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			reportCPU(b, cpu, runDeltas)
+			reportCPU(b, cpu, runDeltas, "delta")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/runDeltas, "ns/delta")
 		})
 	}
@@ -258,7 +260,7 @@ func BenchmarkClientRead(b *testing.B) {
 				b.Fatalf("%d events, want %d", n, len(frames))
 			}
 		}
-		reportCPU(b, cpu, len(frames))
+		reportCPU(b, cpu, len(frames), "frame")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
 	})
 	b.Run("community", func(b *testing.B) {
@@ -276,7 +278,7 @@ func BenchmarkClientRead(b *testing.B) {
 				b.Fatalf("%d events, want %d", n, len(frames))
 			}
 		}
-		reportCPU(b, cpu, len(frames))
+		reportCPU(b, cpu, len(frames), "frame")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
 	})
 }

@@ -94,7 +94,7 @@ func BenchmarkEncodeFrame(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		reportCPU(b, cpu, 1)
+		reportCPU(b, cpu, 1, "frame")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/frame")
 	})
 	b.Run("typescript", func(b *testing.B) {
@@ -134,7 +134,7 @@ func BenchmarkPipelineRead(b *testing.B) {
 				b.Fatalf("%d events, want %d", n, len(frames))
 			}
 		}
-		reportCPU(b, cpu, len(frames))
+		reportCPU(b, cpu, len(frames), "frame")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
 	})
 	b.Run("typescript", func(b *testing.B) {

@@ -1,0 +1,230 @@
+// Command report turns a run of the bench module's benchmarks into
+// BENCHMARKS.md: a table of ratios between agui-go and its peers, each from
+// medians of the same run, with the machine and the load it ran under.
+// `make bench-report` runs the benchmarks and then this.
+//
+// Usage: go run ./report -in bench.txt -benchstat stat.txt -load "start end" -out ../BENCHMARKS.md
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	in := flag.String("in", "bench.txt", "go test -bench output")
+	stat := flag.String("benchstat", "", "benchstat output to include (optional)")
+	load := flag.String("load", "", "load averages at the start and end of the run")
+	cmd := flag.String("cmd", "", "the command that produced -in")
+	out := flag.String("out", "../BENCHMARKS.md", "where to write")
+	flag.Parse()
+	f, err := os.Open(*in)
+	if err != nil {
+		log.Fatal(err)
+	}
+	run, err := parse(f)
+	f.Close()
+	if err != nil {
+		log.Fatal(err)
+	}
+	var statText []byte
+	if *stat != "" {
+		if statText, err = os.ReadFile(*stat); err != nil {
+			log.Fatal(err)
+		}
+	}
+	doc, err := render(run, string(statText), *load, *cmd)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(*out, []byte(doc), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// results holds every value of a run: benchmark ("EmitDelta/agui-go") to
+// unit to the values of its -count repetitions.
+type results struct {
+	config map[string]string
+	values map[string]map[string][]float64
+}
+
+var procSuffix = regexp.MustCompile(`-\d+$`)
+
+func parse(r io.Reader) (*results, error) {
+	res := &results{config: map[string]string{}, values: map[string]map[string][]float64{}}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		if k, v, ok := strings.Cut(line, ": "); ok && !strings.Contains(k, " ") && !strings.HasPrefix(k, "Benchmark") {
+			res.config[k] = strings.TrimSpace(v)
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") || len(fields)%2 != 0 {
+			continue
+		}
+		name := procSuffix.ReplaceAllString(strings.TrimPrefix(fields[0], "Benchmark"), "")
+		if res.values[name] == nil {
+			res.values[name] = map[string][]float64{}
+		}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: value %q: %w", fields[0], fields[i], err)
+			}
+			res.values[name][fields[i+1]] = append(res.values[name][fields[i+1]], v)
+		}
+	}
+	return res, sc.Err()
+}
+
+// median of the repetitions of name's unit; ok is false when absent.
+func (r *results) median(name, unit string) (float64, bool) {
+	vs := slices.Clone(r.values[name][unit])
+	if len(vs) == 0 {
+		return 0, false
+	}
+	slices.Sort(vs)
+	if len(vs)%2 == 1 {
+		return vs[len(vs)/2], true
+	}
+	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2, true
+}
+
+// row is one line of the table: the peer's figure over agui-go's, for the
+// CPU-time unit and the wall-time unit.
+type row struct {
+	what, bench, peer, cpu, wall string
+}
+
+var rows = []row{
+	{"Emit a text delta into a writer", "EmitDelta", "community", "cpu-ns/op", "ns/op"},
+	{"Encode a text delta (JSON alone)", "EncodeDelta", "community", "cpu-ns/op", "ns/op"},
+	{"Encode a text delta as an SSE frame", "EncodeFrame", "typescript", "cpu-ns/frame", "ns/frame"},
+	{"Loopback run of 1,000 deltas, same neutral client (per delta)", "LoopbackRun1000", "community", "cpu-ns/delta", "ns/delta"},
+	{"Client read over loopback HTTP (per frame)", "ClientRead", "community", "cpu-ns/frame", "ns/frame"},
+	{"Read pipeline in memory (per frame)", "PipelineRead", "typescript", "cpu-ns/frame", "ns/frame"},
+}
+
+func render(r *results, stat, load, cmd string) (string, error) {
+	var b strings.Builder
+	b.WriteString(header)
+	fmt.Fprintf(&b, "\n## Results\n\nMachine: %s, %s/%s, %s; load average (1, 5, 15 min) %s.\n\n",
+		orUnknown(r.config["cpu"]), orUnknown(r.config["goos"]), orUnknown(r.config["goarch"]), cores(), orUnknown(load))
+	b.WriteString("A ratio is the peer's median over agui-go's, from the same run: above 1, agui-go does the work in less time.\n\n")
+	b.WriteString("| What | Peer | agui-go CPU ns | peer CPU ns | ratio (CPU) | ratio (wall) |\n|---|---|---:|---:|---:|---:|\n")
+	for _, w := range rows {
+		ours, peer := w.bench+"/agui-go", w.bench+"/"+w.peer
+		oc, ok1 := r.median(ours, w.cpu)
+		pc, ok2 := r.median(peer, w.cpu)
+		ow, ok3 := r.median(ours, w.wall)
+		pw, ok4 := r.median(peer, w.wall)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			fmt.Fprintf(&b, "| %s | %s | — | — | not measured | not measured |\n", w.what, w.peer)
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %.1f× | %.1f× |\n", w.what, w.peer, oc, pc, pc/oc, pw/ow)
+	}
+	if ob, ok1 := r.median("IdleRun/agui-go", "bytes/run"); ok1 {
+		if pb, ok2 := r.median("IdleRun/community", "bytes/run"); ok2 {
+			fmt.Fprintf(&b, "| Memory per idle open run (bytes, not ns) | community | %.0f B | %.0f B | %.2f× | |\n", ob, pb, pb/ob)
+		}
+	}
+	if plain, ok := r.median("LoopbackRun1000/plain", "ns/delta"); ok {
+		if ours, ok := r.median("LoopbackRun1000/agui-go", "ns/delta"); ok {
+			pc, _ := r.median("LoopbackRun1000/plain", "cpu-ns/delta")
+			oc, _ := r.median("LoopbackRun1000/agui-go", "cpu-ns/delta")
+			fmt.Fprintf(&b, "\nAgainst the limit: a plain `net/http` handler writing the same 1,000 frames takes %.0f ns per delta (wall), agui-go's handler %.0f: agui-go reaches %.0f%% of the plain handler's speed (%.0f%% by CPU time).\n",
+				plain, ours, 100*plain/ours, 100*pc/oc)
+		}
+	}
+	if cmd != "" {
+		fmt.Fprintf(&b, "\nProduced by:\n\n```\n%s\n```\n", cmd)
+	}
+	if stat != "" {
+		fmt.Fprintf(&b, "\n### Every figure (benchstat)\n\n```\n%s```\n", stat)
+	}
+	return b.String(), nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func cores() string { return fmt.Sprintf("%d logical CPUs", runtime.NumCPU()) }
+
+const header = `# Benchmarks against the peers
+
+<!-- Generated by ` + "`make bench-report`" + ` (bench/report); edit bench/report/main.go, not this file. -->
+
+agui-go measured beside the other AG-UI implementations, on the same
+payload (a run of one assistant message streamed as text deltas of
+"Hello, world! "), in one ` + "`go test -bench`" + ` run of the [bench](bench/)
+module:
+
+- the community Go SDK, ` + "`github.com/ag-ui-protocol/ag-ui/sdks/community/go`" + `,
+  pinned in bench/go.mod (it publishes no tags; the pin is its latest
+  pseudo-version). It has no HTTP handler: its side is the ` + "`net/http`" + `
+  handler its examples write, with its ` + "`SSEWriter`" + `; its client is its SSE
+  client, then its ` + "`EventDecoder`" + ` and each event's ` + "`Validate`" + ` (it has no
+  stream verifier). Its constructors stamp a timestamp on every event; the
+  benchmarks clear it, so that both sides send the same bytes.
+- the TypeScript reference 1.0.0 (` + "`@ag-ui/encoder`" + `, ` + "`@ag-ui/client`" + `), from the
+  lock file in internal/interop/node, run by bench/typescript_test.go
+  through internal/interop/node/peerbench.mjs.
+
+Each benchmark is correct before it is fast: the module's tests assert that
+both sides stream the same events (TestRunsAreEquivalent,
+TestDeltaFramesAreEqual, TestEncodingsAreEqual), read the same events
+(TestClientsReadTheSameEvents), and that the TypeScript encoder writes the
+same frame and its pipeline delivers every event
+(TestTypeScriptDoesTheSameWork); the benchmarks check the same again as
+they run.
+
+## Regenerating
+
+    make bench-report
+
+builds the bench module's test binary and runs it COUNT times (6 unless
+given; BENCHTIME=300ms per benchmark), each run the whole list, keeps the
+raw output in bench/bench.txt (not tracked), and rewrites this file. To
+look at one benchmark:
+
+    cd bench && go test -run '^$' -bench 'ClientRead' -benchmem -count 6 . | tee new.txt
+    go run golang.org/x/perf/cmd/benchstat new.txt     # from the repository root
+
+## Reading the noise
+
+- The figures are ratios of medians from one run, never absolute times
+  compared across runs or machines.
+- The target runs the whole list of benchmarks COUNT times over (not
+  ` + "`-count`" + `, which repeats each benchmark in a row), so agui-go and the
+  peer of each row alternate through the run: a change in the machine's
+  load falls on both sides instead of on one.
+- The machine these figures were taken on is shared (its load average is
+  given with the results). Waiting for a core inflates wall time, not CPU
+  time, so every benchmark also reports the CPU time of the process per op
+  (` + "`cpu-ns/op`" + `, ` + "`cpu-ns/frame`" + `, ` + "`cpu-ns/delta`" + `; user plus system, the garbage
+  collector and, for loopback runs, the server's goroutines included); the
+  CPU ratio is the one to quote under load. For Node the figure is the best
+  of five rounds after a JIT warm-up, from ` + "`process.cpuUsage`" + `.
+- benchstat's ± is the spread of the repetitions; a row whose spread is
+  wide, or whose wall and CPU ratios disagree a lot, was taken under
+  changing load: run it again, or alone with ` + "`-bench`" + `.
+- The idle-run figure is the growth of heap and stacks in use with 100 runs
+  open at once, per run, after a warm-up round; it includes the neutral
+  client, which is the same on both sides.
+`
