@@ -194,6 +194,33 @@ same frame and its pipeline delivers every event
 (TestTypeScriptDoesTheSameWork); the benchmarks check the same again as
 they run.
 
+## What each row measures
+
+- Emit: agui-go's HTTP handler appending a delta through its helper (the
+  verifier, the encoder, the buffered flush) into a writer that drops it;
+  the community SDK's ` + "`SSEWriter.WriteEvent`" + ` of a freshly built event (how an
+  agent emits with it) into the same writer.
+- Encode: a built event to its JSON bytes (agui-go's generated
+  ` + "`AppendJSON`" + `; the community ` + "`EventEncoder.EncodeEvent`" + `, which validates and
+  marshals). As an SSE frame: agui-go's ` + "`AppendJSON`" + ` and ` + "`sse.AppendFrame`" + `
+  beside ` + "`@ag-ui/encoder`" + `'s ` + "`EventEncoder.encode`" + `.
+- Loopback run: one POST to a server on 127.0.0.1 and the whole
+  1,000-delta answer read by a neutral client (` + "`net/http`" + ` and a line scanner,
+  the same for every server). "plain" is the limit: a ` + "`net/http`" + ` handler
+  writing agui-go's frames, one ` + "`Write`" + ` each, and nothing else.
+- Client read over loopback: each SDK's client reading the same 1,000-delta
+  run from a plain server (agui-go's ` + "`Client.Run`" + `, verification included;
+  the community SSE client, which starts a goroutine for every line it
+  reads, then its decoder and ` + "`Validate`" + `).
+- Read pipeline in memory: the same run's bytes, no HTTP: agui-go's
+  ` + "`sse.Reader`" + ` and ` + "`client.Pipeline`" + `; ` + "`@ag-ui/client`" + `'s ` + "`transformHttpEventStream`" + `,
+  ` + "`transformChunks`" + ` and ` + "`verifyEvents`" + `, fed in 16 KiB chunks.
+- Idle run: heap and stacks per open run whose agent is waiting after
+  RUN_STARTED; a ratio below 1 means agui-go holds more.
+
+The only difference in the bytes the two Go servers send: agui-go's
+RUN_STARTED carries ` + "`protocolVersion`" + ` (1.0), which the community SDK cannot send.
+
 ## Regenerating
 
     make bench-report
@@ -221,6 +248,9 @@ look at one benchmark:
   collector and, for loopback runs, the server's goroutines included); the
   CPU ratio is the one to quote under load. For Node the figure is the best
   of five rounds after a JIT warm-up, from ` + "`process.cpuUsage`" + `.
+- The Node figures come from one process per benchmark iteration and are
+  the noisiest here: V8's compiler and collector threads count in the
+  process's CPU time, and a loaded machine stretches them.
 - benchstat's ± is the spread of the repetitions; a row whose spread is
   wide, or whose wall and CPU ratios disagree a lot, was taken under
   changing load: run it again, or alone with ` + "`-bench`" + `.
