@@ -7,6 +7,7 @@ require (
 	github.com/agui-go/sdk v0.0.0
 	github.com/sirupsen/logrus v1.10.2
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 )
 
 require (
