@@ -200,7 +200,7 @@ func providerError(ctx context.Context, err error) error {
 		if apiErr.Message != "" {
 			msg += ": " + apiErr.Message
 		}
-		return server.AgentError(fmt.Errorf("%s: %w", msg, err))
+		return server.AgentError(&turn.Failure{Text: msg, Errs: []error{err}})
 	}
 	var streamErr *ssestream.StreamError
 	if errors.As(err, &streamErr) {
@@ -212,10 +212,10 @@ func providerError(ctx context.Context, err error) error {
 			} `json:"error"`
 		}
 		if json.Unmarshal(streamErr.Event.Data, &body) == nil && body.Error.Message != "" {
-			return server.AgentError(fmt.Errorf("OpenAI failed mid-stream: %s: %w", body.Error.Message, ErrStream))
+			return server.AgentError(&turn.Failure{Text: "OpenAI failed mid-stream: " + body.Error.Message, Errs: []error{ErrStream, err}})
 		}
 	}
-	return server.AgentError(fmt.Errorf("OpenAI request failed: %w", err))
+	return server.AgentError(&turn.Failure{Text: "OpenAI request failed: " + err.Error(), Errs: []error{err}})
 }
 
 // ErrStream is in the chain of a run's error (errors.Is) when OpenAI

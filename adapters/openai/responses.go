@@ -237,14 +237,14 @@ func (r *resp) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage, error) 
 				if ev.Response.Error.Code != "" {
 					msg += " (" + string(ev.Response.Error.Code) + ")"
 				}
-				failure = server.AgentError(fmt.Errorf("OpenAI failed mid-stream: %s: %w", msg, ErrStream))
+				failure = server.AgentError(&turn.Failure{Text: "OpenAI failed mid-stream: " + msg, Errs: []error{ErrStream}})
 			}
 		case "error":
 			msg := ev.Message
 			if ev.Code != "" {
 				msg += " (" + ev.Code + ")"
 			}
-			failure = server.AgentError(fmt.Errorf("OpenAI failed mid-stream: %s: %w", msg, ErrStream))
+			failure = server.AgentError(&turn.Failure{Text: "OpenAI failed mid-stream: " + msg, Errs: []error{ErrStream}})
 		}
 		if err != nil {
 			return usage, err

@@ -160,3 +160,15 @@ func AddUsage(dst *agui.TokenUsage, src agui.TokenUsage) {
 
 // Count returns a pointer to n, for a count the provider reported.
 func Count(n int64) *int64 { return &n }
+
+// Failure is a failed provider request: its text is what the run's
+// RUN_ERROR reports (the provider's own words, without the SDK's request
+// dump), and errors.Is and errors.As reach the errors it wraps (the SDK's
+// error, and a marker such as an adapter's ErrStream).
+type Failure struct {
+	Text string
+	Errs []error
+}
+
+func (f *Failure) Error() string   { return f.Text }
+func (f *Failure) Unwrap() []error { return f.Errs }
