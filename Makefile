@@ -8,6 +8,10 @@ GO       ?= go
 FUZZTIME ?= 20s
 BENCH    ?= .
 COUNT    ?= 6
+# Modules of their own in this repository (the provider adapters, kept apart
+# so that the core module never depends on a provider SDK). vet and test run
+# in each of them too.
+MODULES  ?= $(patsubst %/go.mod,%,$(wildcard adapters/*/go.mod))
 
 .PHONY: all generate check-generated vet lint test check bench fuzz demo
 
@@ -23,16 +27,18 @@ check-generated: generate
 
 vet:
 	$(GO) vet ./...
+	@set -e; for m in $(MODULES); do echo "== vet $$m"; (cd $$m && $(GO) vet ./...); done
 
 # The exhaustive-switch analyzer over the whole repository.
 lint:
 	$(GO) run ./cmd/agui-exhaustive ./...
 
 # The suite, then the packages whose behaviour changes with verification
-# compiled out (build tag agui_noverify).
+# compiled out (build tag agui_noverify), then each of MODULES.
 test:
 	$(GO) test -race ./...
 	$(GO) test -race -tags agui_noverify ./verify/... ./agui/server/...
+	@set -e; for m in $(MODULES); do echo "== test $$m"; (cd $$m && $(GO) test -race ./...); done
 
 # What CI runs: generated files current, vet and lint clean, tests green.
 check: check-generated vet lint test

@@ -81,8 +81,8 @@ func nodeDir(t *testing.T) (dir, node string) {
 }
 
 type runReport struct {
-	Types     []string        `json:"types"`
-	Rejection *string         `json:"rejection"`
+	Types     []string                        `json:"types"`
+	Rejection *string                         `json:"rejection"`
 	RunError  *struct{ Message, Code string } `json:"runError"`
 	Finished  *struct {
 		Outcome            string   `json:"outcome"`
