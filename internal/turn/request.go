@@ -98,6 +98,9 @@ func MimeType(src agui.PartSource) string {
 // UnsupportedPart is the error for a content part the provider cannot take.
 func UnsupportedPart(provider, kind string, src agui.PartSource) error {
 	what := "a " + kind + " part"
+	if kind == "image" || kind == "audio" {
+		what = "an " + kind + " part"
+	}
 	switch src.(type) {
 	case *agui.DataSource:
 		what += " with inline data"
