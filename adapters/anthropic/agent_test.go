@@ -337,11 +337,11 @@ func TestMultiTurn(t *testing.T) {
 
 // recorder reports how each run's agent returned.
 type recorder struct {
-	inner server.Agent[json.RawMessage]
+	inner server.Agent[server.NoState]
 	errs  chan error
 }
 
-func (r *recorder) Run(ctx context.Context, rc *server.RunContext[json.RawMessage]) (server.Outcome, error) {
+func (r *recorder) Run(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 	out, err := r.inner.Run(ctx, rc)
 	r.errs <- err
 	return out, err
@@ -353,7 +353,7 @@ func TestCancellation(t *testing.T) {
 	r := newReplay(t, "hold.sse")
 	r.hold = true
 	agent := &recorder{inner: newAgent(r), errs: make(chan error, 1)}
-	srv := httptest.NewServer(server.NewHandler[json.RawMessage](agent))
+	srv := httptest.NewServer(server.NewHandler(agent))
 	defer srv.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())

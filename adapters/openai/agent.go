@@ -135,9 +135,10 @@ func New(client oai.Client, opts ...Option) *Agent {
 	return &Agent{client: client, cfg: cfg}
 }
 
-// Run serves one run; it makes *Agent a server.Agent[json.RawMessage]. An
-// agent with typed state calls [Agent.Reply] from its own Run instead.
-func (a *Agent) Run(ctx context.Context, rc *server.RunContext[json.RawMessage]) (server.Outcome, error) {
+// Run serves one run; it makes *Agent a stateless server.Agent (the run's
+// state still reaches the model with [WithState]). An agent with typed state
+// calls [Agent.Reply] from its own Run instead.
+func (a *Agent) Run(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 	return a.Reply(ctx, &rc.Emitter, rc.Input())
 }
 

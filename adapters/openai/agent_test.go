@@ -412,11 +412,11 @@ func TestMultiTurn(t *testing.T) {
 
 // recorder reports how each run's agent returned.
 type recorder struct {
-	inner server.Agent[json.RawMessage]
+	inner server.Agent[server.NoState]
 	errs  chan error
 }
 
-func (r *recorder) Run(ctx context.Context, rc *server.RunContext[json.RawMessage]) (server.Outcome, error) {
+func (r *recorder) Run(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 	out, err := r.inner.Run(ctx, rc)
 	r.errs <- err
 	return out, err
@@ -430,7 +430,7 @@ func TestCancellation(t *testing.T) {
 			r := newReplay(t, file(api, "hold"))
 			r.hold = true
 			agent := &recorder{inner: newAgent(r, api), errs: make(chan error, 1)}
-			srv := httptest.NewServer(server.NewHandler[json.RawMessage](agent))
+			srv := httptest.NewServer(server.NewHandler(agent))
 			defer srv.Close()
 
 			ctx, cancel := context.WithCancel(context.Background())

@@ -92,7 +92,7 @@ func (r *replay) client() oai.Client {
 
 // runHTTP posts input to the agent served over HTTP and returns the events
 // of the stream, which the server verifier must accept whole.
-func runHTTP(t *testing.T, agent server.Agent[json.RawMessage], input string) []agui.Event {
+func runHTTP(t *testing.T, agent server.Agent[server.NoState], input string) []agui.Event {
 	t.Helper()
 	srv := httptest.NewServer(server.NewHandler(agent))
 	defer srv.Close()
