@@ -291,6 +291,14 @@ func TestProviderErrors(t *testing.T) {
 			t.Errorf("the text before the failure was not streamed: %v", s.types)
 		}
 	})
+	t.Run("truncated", func(t *testing.T) {
+		r := newReplay(t, "hold.sse") // ends after the first text delta
+		s := summarize(runHTTP(t, newAgent(r), baseInput))
+		const want = "agent error: the Anthropic stream ended before the reply was complete"
+		if s.failed == nil || s.failed.Message != want {
+			t.Errorf("RUN_ERROR %+v, want %q", s.failed, want)
+		}
+	})
 	t.Run("refused", func(t *testing.T) {
 		r := newReplay(t) // no recorded stream: every request gets HTTP 500
 		s := summarize(runHTTP(t, newAgent(r), baseInput))

@@ -248,6 +248,7 @@ func (c *conversation) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage,
 	var in, cacheRead, cacheWrite, out int64
 	var blocks []*streamed
 	byIndex := map[int64]*streamed{}
+	finished := false // message_stop came: the reply is whole
 	for stream.Next() {
 		ev := stream.Current()
 		var err error
@@ -311,6 +312,8 @@ func (c *conversation) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage,
 			case "tool_use":
 				err = t.EndTool(key(ev.Index))
 			}
+		case "message_stop":
+			finished = true
 		case "message_delta":
 			// Counts in message_delta are cumulative for the message.
 			u := ev.Usage
@@ -331,6 +334,9 @@ func (c *conversation) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage,
 	}
 	if err := stream.Err(); err != nil {
 		return usage, providerError(ctx, err)
+	}
+	if !finished {
+		return usage, turn.Truncated("the Anthropic")
 	}
 	total := in + cacheRead + cacheWrite
 	usage.InputTokens, usage.OutputTokens, usage.TotalTokens = turn.Count(total), turn.Count(out), turn.Count(total+out)

@@ -187,6 +187,7 @@ func (c *chat) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage, error) 
 	stream := c.a.client.Chat.Completions.NewStreaming(ctx, c.params, c.a.cfg.reqOpts...)
 	defer stream.Close()
 	var usage agui.TokenUsage
+	finished := false // a finish_reason came: the reply is whole
 	for stream.Next() {
 		chunk := stream.Current()
 		if chunk.JSON.Usage.Valid() {
@@ -211,6 +212,9 @@ func (c *chat) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage, error) 
 			if choice.Index != 0 {
 				continue // one reply per run: extra choices (n > 1) are ignored
 			}
+			if choice.FinishReason != "" {
+				finished = true
+			}
 			if err := c.delta(t, choice.Delta); err != nil {
 				return usage, err
 			}
@@ -218,6 +222,9 @@ func (c *chat) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage, error) 
 	}
 	if err := stream.Err(); err != nil {
 		return usage, providerError(ctx, err)
+	}
+	if !finished {
+		return usage, turn.Truncated("the OpenAI")
 	}
 	text, calls, err := t.Close()
 	if err != nil {

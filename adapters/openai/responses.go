@@ -186,6 +186,7 @@ func (r *resp) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage, error) 
 		return th
 	}
 	var failure error
+	finished := false // response.completed came: the reply is whole
 	for failure == nil && stream.Next() {
 		ev := stream.Current()
 		var err error
@@ -226,6 +227,7 @@ func (r *resp) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage, error) 
 			}
 		case "response.completed", "response.incomplete", "response.failed":
 			usage = responseUsage(ev.Response)
+			finished = true
 			switch ev.Type {
 			case "response.incomplete":
 				failure = server.AgentError(fmt.Errorf("OpenAI ended the response incomplete: %s", ev.Response.IncompleteDetails.Reason))
@@ -255,6 +257,9 @@ func (r *resp) Next(ctx context.Context, t *turn.Turn) (agui.TokenUsage, error) 
 	}
 	if err := stream.Err(); err != nil {
 		return usage, providerError(ctx, err)
+	}
+	if !finished {
+		return usage, turn.Truncated("the OpenAI")
 	}
 	text, calls, err := t.Close()
 	if err != nil {

@@ -161,6 +161,16 @@ func AddUsage(dst *agui.TokenUsage, src agui.TokenUsage) {
 // Count returns a pointer to n, for a count the provider reported.
 func Count(n int64) *int64 { return &n }
 
+// ErrTruncated is in the chain of a run's error when the provider's stream
+// ended without the event that closes a reply: what was streamed may be
+// partial, so the run fails rather than pass it off as the whole answer.
+var ErrTruncated = errors.New("the stream ended before the reply was complete")
+
+// Truncated is the run's error for a provider stream that ended early.
+func Truncated(provider string) error {
+	return server.AgentError(&Failure{Text: provider + " stream ended before the reply was complete", Errs: []error{ErrTruncated}})
+}
+
 // Failure is a failed provider request: its text is what the run's
 // RUN_ERROR reports (the provider's own words, without the SDK's request
 // dump), and errors.Is and errors.As reach the errors it wraps (the SDK's
