@@ -29,9 +29,12 @@ vet:
 	$(GO) vet ./...
 	@set -e; for m in $(MODULES); do echo "== vet $$m"; (cd $$m && $(GO) vet ./...); done
 
-# The exhaustive-switch analyzer over the whole repository.
+# The exhaustive-switch analyzer over the whole repository, MODULES included
+# (built once, then run inside each module so that it loads that module).
 lint:
 	$(GO) run ./cmd/agui-exhaustive ./...
+	@set -e; $(GO) build -o bin/agui-exhaustive ./cmd/agui-exhaustive; \
+	for m in $(MODULES); do echo "== lint $$m"; (cd $$m && $(CURDIR)/bin/agui-exhaustive ./...); done
 
 # The suite, then the packages whose behaviour changes with verification
 # compiled out (build tag agui_noverify), then each of MODULES.

@@ -11,6 +11,12 @@
 // calls one ends the run as a success with the call pending. Tools
 // registered with [WithTool] run here, in a loop, until the model answers.
 //
+// Extended thinking is the model's to switch on:
+//
+//	anthropic.WithParams(func(p *ant.MessageNewParams) {
+//		p.Thinking = ant.ThinkingConfigParamOfEnabled(2048)
+//	})
+//
 // The package has the SDK's name; import the SDK under another one:
 //
 //	import (

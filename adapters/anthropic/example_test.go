@@ -33,7 +33,7 @@ func Example() {
 		if err != nil {
 			panic(err)
 		}
-		switch ev := ev.(type) {
+		switch ev := ev.(type) { //agui:nonexhaustive the example prints the rest by type
 		case *agui.TextMessageContent:
 			fmt.Printf("%s %q\n", ev.Type(), ev.Delta)
 		case *agui.RunFinished:

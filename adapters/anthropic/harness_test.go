@@ -145,7 +145,7 @@ func summarize(events []agui.Event) summary {
 	thought := map[string]int{}
 	for _, ev := range events {
 		s.types = append(s.types, string(ev.Type()))
-		switch ev := ev.(type) {
+		switch ev := ev.(type) { //agui:nonexhaustive a summary keeps what the tests compare
 		case *agui.TextMessageContent:
 			s.text[ev.MessageID] += ev.Delta
 		case *agui.ToolCallStart:

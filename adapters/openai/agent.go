@@ -9,6 +9,19 @@
 // ends the run as a success with the call pending. Tools registered with
 // [WithTool] run here, in a loop, until the model answers.
 //
+// Reasoning reaches the client as reasoning events: the Responses API's
+// reasoning summaries, and on Chat Completions the reasoning_content that
+// compatible servers stream. OpenAI sends the encrypted reasoning a later run
+// needs only when asked; with
+//
+//	openai.WithResponsesParams(func(p *responses.ResponseNewParams) {
+//		p.Include = append(p.Include, responses.ResponseIncludableReasoningEncryptedContent)
+//		p.Store = param.NewOpt(false)
+//	})
+//
+// it arrives as REASONING_ENCRYPTED_VALUE on a reasoning message whose id is
+// OpenAI's item id, and goes back as that reasoning item on the next run.
+//
 // The package has the SDK's name; import the SDK under another one:
 //
 //	import (

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/internal/turn"
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -137,6 +138,7 @@ func chatPart(p agui.ContentPart) (oai.ChatCompletionContentPartUnionParam, erro
 			return oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: turn.DataURL(s.MimeType, s.Value)}), nil
 		case *agui.URLSource:
 			return oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: s.Value}), nil
+		case *agui.FileSource:
 		}
 		return oai.ChatCompletionContentPartUnionParam{}, turn.UnsupportedPart("OpenAI Chat Completions", "image", p.Source)
 	case *agui.AudioPart:
@@ -157,7 +159,7 @@ func chatPart(p agui.ContentPart) (oai.ChatCompletionContentPartUnionParam, erro
 			f.Filename = param.NewOpt(filename(p.Metadata, s.MimeType))
 		case *agui.FileSource:
 			f.FileID = param.NewOpt(s.Value)
-		default:
+		case *agui.URLSource:
 			return oai.ChatCompletionContentPartUnionParam{}, turn.UnsupportedPart("OpenAI Chat Completions", "document", p.Source)
 		}
 		return oai.FileContentPart(f), nil
@@ -273,8 +275,8 @@ func (c *chat) delta(t *turn.Turn, d oai.ChatCompletionChunkChoiceDelta) error {
 		key := strconv.FormatInt(tc.Index, 10)
 		if !t.HasTool(key) {
 			id := tc.ID
-			if id == "" {
-				return fmt.Errorf("OpenAI streamed tool call %d without an id", tc.Index)
+			if id == "" { // some compatible servers send none; the call still needs one
+				id = "call_" + server.NewID()
 			}
 			if err := t.StartTool(key, id, tc.Function.Name); err != nil {
 				return err

@@ -49,7 +49,7 @@ func run(t *testing.T, loop *turn.Loop, conv turn.Conversation) ([]agui.Event, *
 			t.Fatal(err)
 		}
 		events = append(events, ev)
-		switch ev := ev.(type) {
+		switch ev := ev.(type) { //agui:nonexhaustive only the terminal event matters
 		case *agui.RunFinished:
 			fin = ev
 		case *agui.RunError:
@@ -93,7 +93,7 @@ func TestTurnOrder(t *testing.T) {
 	}
 	var textID, parent string
 	for _, ev := range events {
-		switch ev := ev.(type) {
+		switch ev := ev.(type) { //agui:nonexhaustive only the ids of the message and the call
 		case *agui.TextMessageStart:
 			textID = ev.MessageID
 		case *agui.ToolCallStart:
