@@ -53,12 +53,14 @@ bench:
 	$(GO) run golang.org/x/perf/cmd/benchstat bench.txt
 	@echo "raw results: bench.txt (not tracked)"
 
-# Run every fuzz target for FUZZTIME each.
+# Run every fuzz target (MODULES included) for FUZZTIME each.
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$target"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+	@set -e; for dir in . $(MODULES); do \
+	  for pkg in $$(cd $$dir && $(GO) list ./...); do \
+	    for target in $$(cd $$dir && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	      echo "== $$pkg $$target"; \
+	      (cd $$dir && $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg); \
+	    done; \
 	  done; \
 	done
 
