@@ -10,10 +10,11 @@ BENCH    ?= .
 COUNT    ?= 6
 BENCHTIME ?= 300ms
 
-# Modules nested in the repository, each with its own go.mod (so that the
-# core module does not depend on what they need); vet and test cover them
-# as they cover the root.
-MODULES  := runlog/nats bench
+# Modules nested in the repository, each with its own go.mod, so that the
+# core module never depends on what they need (a provider SDK, NATS, a peer
+# SDK). vet, lint and test cover each of them as they cover the root;
+# .ci/run reads this line to download their dependencies.
+MODULES  := adapters/openai adapters/anthropic runlog/nats bench
 
 .PHONY: all generate check-generated vet lint test check bench bench-report fuzz demo
 
@@ -31,12 +32,15 @@ vet:
 	$(GO) vet ./...
 	@set -e; for m in $(MODULES); do echo "== vet $$m"; (cd $$m && $(GO) vet ./...); done
 
-# The exhaustive-switch analyzer over the whole repository.
+# The exhaustive-switch analyzer over the whole repository, MODULES included
+# (built once, then run inside each module so that it loads that module).
 lint:
 	$(GO) run ./cmd/agui-exhaustive ./...
+	@set -e; $(GO) build -o bin/agui-exhaustive ./cmd/agui-exhaustive; \
+	for m in $(MODULES); do echo "== lint $$m"; (cd $$m && $(CURDIR)/bin/agui-exhaustive ./...); done
 
 # The suite, then the packages whose behaviour changes with verification
-# compiled out (build tag agui_noverify).
+# compiled out (build tag agui_noverify), then each of MODULES.
 test:
 	$(GO) test -race ./...
 	$(GO) test -race -tags agui_noverify ./verify/... ./agui/server/...
@@ -67,12 +71,14 @@ bench-report:
 	    -load "$$load0 at the start, $$load1 at the end" \
 	    -cmd "make bench-report COUNT=$(COUNT) BENCHTIME=$(BENCHTIME)"
 
-# Run every fuzz target for FUZZTIME each.
+# Run every fuzz target (MODULES included) for FUZZTIME each.
 fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$target"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+	@set -e; for dir in . $(MODULES); do \
+	  for pkg in $$(cd $$dir && $(GO) list ./...); do \
+	    for target in $$(cd $$dir && $(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	      echo "== $$pkg $$target"; \
+	      (cd $$dir && $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg); \
+	    done; \
 	  done; \
 	done
 
