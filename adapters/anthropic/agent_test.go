@@ -1,22 +1,15 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/agui/server"
-	"github.com/agui-go/sdk/agui/sse"
+	"github.com/agui-go/sdk/internal/adaptertest"
 )
 
 // The run every scenario starts from: one user question, one frontend tool,
@@ -120,27 +113,27 @@ func TestText(t *testing.T) {
 	r := newReplay(t, "text.sse")
 	s := summarize(runHTTP(t, newAgent(r), baseInput))
 
-	if len(s.text) != 1 || s.count("TEXT_MESSAGE_START") != 1 {
-		t.Fatalf("want one text message, got %v", s.types)
+	if len(s.Text) != 1 || s.Count("TEXT_MESSAGE_START") != 1 {
+		t.Fatalf("want one text message, got %v", s.Types)
 	}
-	for _, text := range s.text {
+	for _, text := range s.Text {
 		if text != "It is sunny in Paris." {
 			t.Errorf("text %q", text)
 		}
 	}
-	if p := s.pending(t); len(p) != 0 {
+	if p := s.Pending(t); len(p) != 0 {
 		t.Errorf("pending %v", p)
 	}
 	// Anthropic counts cache reads apart from input_tokens; AG-UI's
 	// inputTokens is the whole input.
-	checkUsage(t, s.finished.Usage, 42, 7, 49)
-	if u := s.finished.Usage[0]; u.CachedInputTokens == nil || *u.CachedInputTokens != 10 {
+	checkUsage(t, s.Finished.Usage, 42, 7, 49)
+	if u := s.Finished.Usage[0]; u.CachedInputTokens == nil || *u.CachedInputTokens != 10 {
 		t.Errorf("cached input tokens %v, want 10", u.CachedInputTokens)
 	}
 
 	reqs := r.requests()
-	if len(reqs) != 1 || r.paths[0] != "/v1/messages" {
-		t.Fatalf("requests %v", r.paths)
+	if len(reqs) != 1 || r.Paths[0] != "/v1/messages" {
+		t.Fatalf("requests %v", r.Paths)
 	}
 	req := reqs[0]
 	if req["model"] != "claude-sonnet-4-5" || req["stream"] != true || req["max_tokens"] != float64(DefaultMaxTokens) {
@@ -163,11 +156,11 @@ func TestParallelToolCalls(t *testing.T) {
 	events := runHTTP(t, newAgent(r, w.option()), baseInput)
 	s := summarize(events)
 
-	if s.names["toolu_weather_1"] != "get_weather" || s.names["toolu_confirm_2"] != "confirm_booking" {
-		t.Fatalf("tool calls %v", s.names)
+	if s.Names["toolu_weather_1"] != "get_weather" || s.Names["toolu_confirm_2"] != "confirm_booking" {
+		t.Fatalf("tool calls %v", s.Names)
 	}
-	if s.args["toolu_weather_1"] != `{"city":"Paris"}` || s.args["toolu_confirm_2"] != `{"question":"Book a table?"}` {
-		t.Errorf("arguments %v", s.args)
+	if s.Args["toolu_weather_1"] != `{"city":"Paris"}` || s.Args["toolu_confirm_2"] != `{"question":"Book a table?"}` {
+		t.Errorf("arguments %v", s.Args)
 	}
 	var order []string
 	for _, ev := range events {
@@ -178,19 +171,19 @@ func TestParallelToolCalls(t *testing.T) {
 	if want := []string{"toolu_weather_1", "toolu_confirm_2", "toolu_weather_1", "toolu_confirm_2", "toolu_weather_1"}; !slices.Equal(order, want) {
 		t.Errorf("TOOL_CALL_ARGS order %v, want the provider's interleaving %v", order, want)
 	}
-	if p1, p2 := s.parents["toolu_weather_1"], s.parents["toolu_confirm_2"]; p1 == "" || p1 != p2 {
+	if p1, p2 := s.Parents["toolu_weather_1"], s.Parents["toolu_confirm_2"]; p1 == "" || p1 != p2 {
 		t.Errorf("parent messages %q %q, want one assistant message", p1, p2)
 	}
 	if !slices.Equal(w.args, []string{`{"city":"Paris"}`}) {
 		t.Errorf("get_weather ran with %v", w.args)
 	}
-	if s.results["toolu_weather_1"] != `{"sky":"sunny","highC":24}` || len(s.results) != 1 {
-		t.Errorf("results %v", s.results)
+	if s.Results["toolu_weather_1"] != `{"sky":"sunny","highC":24}` || len(s.Results) != 1 {
+		t.Errorf("results %v", s.Results)
 	}
-	if p := s.pending(t); !slices.Equal(p, []string{"toolu_confirm_2"}) {
+	if p := s.Pending(t); !slices.Equal(p, []string{"toolu_confirm_2"}) {
 		t.Errorf("pending %v, want the frontend call", p)
 	}
-	checkUsage(t, s.finished.Usage, 80, 30, 110)
+	checkUsage(t, s.Finished.Usage, 80, 30, 110)
 	if got := toolParams(r.requests()[0]); len(got) != 2 || got["confirm_booking"] != canonical(confirmSchema) ||
 		got["get_weather"] != `{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}` {
 		t.Errorf("tools sent %v", got)
@@ -204,21 +197,21 @@ func TestBackendToolLoop(t *testing.T) {
 	var w weatherCalls
 	s := summarize(runHTTP(t, newAgent(r, w.option()), baseInput))
 
-	if s.results["toolu_weather_9"] != `{"sky":"sunny","highC":24}` {
-		t.Errorf("results %v", s.results)
+	if s.Results["toolu_weather_9"] != `{"sky":"sunny","highC":24}` {
+		t.Errorf("results %v", s.Results)
 	}
 	var texts []string
-	for _, text := range s.text {
+	for _, text := range s.Text {
 		texts = append(texts, text)
 	}
 	slices.Sort(texts)
 	if !slices.Equal(texts, []string{"It is sunny in Paris.", "Let me check."}) {
 		t.Errorf("texts %q", texts)
 	}
-	if p := s.pending(t); len(p) != 0 {
+	if p := s.Pending(t); len(p) != 0 {
 		t.Errorf("pending %v", p)
 	}
-	checkUsage(t, s.finished.Usage, 92, 19, 111)
+	checkUsage(t, s.Finished.Usage, 92, 19, 111)
 	reqs := r.requests()
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests, want 2", len(reqs))
@@ -240,12 +233,12 @@ func TestThinking(t *testing.T) {
 	agent := newAgent(r)
 	events := runHTTP(t, agent, baseInput)
 	s := summarize(events)
-	if len(s.thoughts) != 2 || s.thoughts[0] != "The user asks about the weather." || s.thoughts[1] != "" {
-		t.Errorf("reasoning %q", s.thoughts)
+	if len(s.Thoughts) != 2 || s.Thoughts[0] != "The user asks about the weather." || s.Thoughts[1] != "" {
+		t.Errorf("reasoning %q", s.Thoughts)
 	}
-	end, start := slices.Index(s.types, "REASONING_END"), slices.Index(s.types, "TEXT_MESSAGE_START")
+	end, start := slices.Index(s.Types, "REASONING_END"), slices.Index(s.Types, "TEXT_MESSAGE_START")
 	if end < 0 || start < end {
-		t.Errorf("reasoning does not end before the answer: %v", s.types)
+		t.Errorf("reasoning does not end before the answer: %v", s.Types)
 	}
 	var secrets []string
 	var history []map[string]any
@@ -261,7 +254,7 @@ func TestThinking(t *testing.T) {
 	}
 	// The next run, as the client's reducer would send it.
 	history = append(history,
-		map[string]any{"id": "r1", "role": "reasoning", "content": s.thoughts[0], "encryptedValue": secrets[0]},
+		map[string]any{"id": "r1", "role": "reasoning", "content": s.Thoughts[0], "encryptedValue": secrets[0]},
 		map[string]any{"id": "r2", "role": "reasoning", "content": "", "encryptedValue": secrets[1]},
 		map[string]any{"id": "a1", "role": "assistant", "content": "Sunny."},
 		map[string]any{"id": "user-2", "role": "user", "content": "Thanks!"})
@@ -280,31 +273,31 @@ func TestProviderErrors(t *testing.T) {
 	t.Run("mid-stream", func(t *testing.T) {
 		r := newReplay(t, "error.sse")
 		s := summarize(runHTTP(t, newAgent(r), baseInput))
-		if s.failed == nil || s.finished != nil {
-			t.Fatalf("want RUN_ERROR, got %v", s.types)
+		if s.Failed == nil || s.Finished != nil {
+			t.Fatalf("want RUN_ERROR, got %v", s.Types)
 		}
 		const want = "agent error: Anthropic failed mid-stream: Overloaded (overloaded_error)"
-		if s.failed.Message != want || s.failed.Code == nil || *s.failed.Code != "AGENT_ERROR" {
-			t.Errorf("RUN_ERROR %q (%v), want %q", s.failed.Message, s.failed.Code, want)
+		if s.Failed.Message != want || s.Failed.Code == nil || *s.Failed.Code != "AGENT_ERROR" {
+			t.Errorf("RUN_ERROR %q (%v), want %q", s.Failed.Message, s.Failed.Code, want)
 		}
-		if s.count("TEXT_MESSAGE_CONTENT") != 1 {
-			t.Errorf("the text before the failure was not streamed: %v", s.types)
+		if s.Count("TEXT_MESSAGE_CONTENT") != 1 {
+			t.Errorf("the text before the failure was not streamed: %v", s.Types)
 		}
 	})
 	t.Run("truncated", func(t *testing.T) {
 		r := newReplay(t, "hold.sse") // ends after the first text delta
 		s := summarize(runHTTP(t, newAgent(r), baseInput))
 		const want = "agent error: the Anthropic stream ended before the reply was complete"
-		if s.failed == nil || s.failed.Message != want {
-			t.Errorf("RUN_ERROR %+v, want %q", s.failed, want)
+		if s.Failed == nil || s.Failed.Message != want {
+			t.Errorf("RUN_ERROR %+v, want %q", s.Failed, want)
 		}
 	})
 	t.Run("refused", func(t *testing.T) {
 		r := newReplay(t) // no recorded stream: every request gets HTTP 500
 		s := summarize(runHTTP(t, newAgent(r), baseInput))
 		const want = "agent error: Anthropic returned HTTP 500: no more recorded streams (api_error)"
-		if s.failed == nil || s.failed.Message != want {
-			t.Errorf("RUN_ERROR %+v, want %q", s.failed, want)
+		if s.Failed == nil || s.Failed.Message != want {
+			t.Errorf("RUN_ERROR %+v, want %q", s.Failed, want)
 		}
 	})
 }
@@ -315,15 +308,15 @@ func TestMultiTurn(t *testing.T) {
 	r := newReplay(t, "frontend_call.sse", "text.sse")
 	agent := newAgent(r)
 	first := summarize(runHTTP(t, agent, baseInput))
-	pending := first.pending(t)
+	pending := first.Pending(t)
 	if !slices.Equal(pending, []string{"toolu_confirm_7"}) {
 		t.Fatalf("pending %v", pending)
 	}
 	id := pending[0]
 	history := []map[string]any{
 		{"id": "user-1", "role": "user", "content": "What is the weather in Paris?"},
-		{"id": first.parents[id], "role": "assistant", "toolCalls": []map[string]any{
-			{"id": id, "type": "function", "function": map[string]string{"name": first.names[id], "arguments": first.args[id]}}}},
+		{"id": first.Parents[id], "role": "assistant", "toolCalls": []map[string]any{
+			{"id": id, "type": "function", "function": map[string]string{"name": first.Names[id], "arguments": first.Args[id]}}}},
 		{"id": "tool-1", "role": "tool", "toolCallId": id, "content": `{"confirmed":true}`},
 	}
 	var in map[string]any
@@ -332,8 +325,8 @@ func TestMultiTurn(t *testing.T) {
 	}
 	in["runId"], in["messages"] = "run-2", history
 	second := summarize(runHTTP(t, agent, string(must(json.Marshal(in)))))
-	if second.finished == nil || len(second.pending(t)) != 0 {
-		t.Fatalf("second run %v", second.types)
+	if second.Finished == nil || len(second.Pending(t)) != 0 {
+		t.Fatalf("second run %v", second.Types)
 	}
 	want := []string{instructions, "user: What is the weather in Paris?",
 		`call toolu_confirm_7 confirm_booking {"question":"Book a table for two?"}`,
@@ -343,63 +336,10 @@ func TestMultiTurn(t *testing.T) {
 	}
 }
 
-// recorder reports how each run's agent returned.
-type recorder struct {
-	inner server.Agent[server.NoState]
-	errs  chan error
-}
-
-func (r *recorder) Run(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
-	out, err := r.inner.Run(ctx, rc)
-	r.errs <- err
-	return out, err
-}
-
 // The AG-UI client going away aborts the request to Anthropic: the provider
 // sees its request end within 100 ms.
 func TestCancellation(t *testing.T) {
 	r := newReplay(t, "hold.sse")
-	r.hold = true
-	agent := &recorder{inner: newAgent(r), errs: make(chan error, 1)}
-	srv := httptest.NewServer(server.NewHandler(agent))
-	defer srv.Close()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req := must(http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewBufferString(baseInput)))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	for frame, err := range sse.Frames(resp.Body) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev, _ := agui.DecodeEvent(frame); ev != nil && ev.Type() == agui.EventTypeTextMessageContent {
-			break
-		}
-	}
-	abort := time.Now()
-	cancel()
-	select {
-	case seen := <-r.aborted:
-		d := seen.Sub(abort)
-		t.Logf("the provider saw its request end %v after the client aborted", d)
-		if d > 100*time.Millisecond {
-			t.Errorf("the provider request ended %v after the client aborted, want within 100ms", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the provider request was not aborted")
-	}
-	select {
-	case err := <-agent.errs:
-		if !server.IsCancelled(err) || !errors.Is(err, server.ErrClientDisconnected) {
-			t.Errorf("the agent returned %v, want cancelled by the client's disconnect", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the agent did not return")
-	}
-	io.Copy(io.Discard, resp.Body)
+	r.Hold = true
+	adaptertest.Cancellation(t, r.Replay, newAgent(r), baseInput)
 }

@@ -1,22 +1,15 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/agui/server"
-	"github.com/agui-go/sdk/agui/sse"
+	"github.com/agui-go/sdk/internal/adaptertest"
 )
 
 // The run every scenario starts from: one user question, one frontend tool,
@@ -153,19 +146,19 @@ func TestText(t *testing.T) {
 			r := newReplay(t, file(api, "text"))
 			s := summarize(runHTTP(t, newAgent(r, api), baseInput))
 
-			if len(s.text) != 1 || s.count("TEXT_MESSAGE_START") != 1 {
-				t.Fatalf("want one text message, got %v", s.types)
+			if len(s.Text) != 1 || s.Count("TEXT_MESSAGE_START") != 1 {
+				t.Fatalf("want one text message, got %v", s.Types)
 			}
-			for _, text := range s.text {
+			for _, text := range s.Text {
 				if text != "It is sunny in Paris." {
 					t.Errorf("text %q", text)
 				}
 			}
-			if p := s.pending(t); len(p) != 0 {
+			if p := s.Pending(t); len(p) != 0 {
 				t.Errorf("pending %v", p)
 			}
-			checkUsage(t, s.finished.Usage, "gpt-4.1-mini-2025-04-14", 42, 7, 49)
-			if u := s.finished.Usage[0]; u.CachedInputTokens == nil || *u.CachedInputTokens != 10 {
+			checkUsage(t, s.Finished.Usage, "gpt-4.1-mini-2025-04-14", 42, 7, 49)
+			if u := s.Finished.Usage[0]; u.CachedInputTokens == nil || *u.CachedInputTokens != 10 {
 				t.Errorf("cached input tokens %v, want 10", u.CachedInputTokens)
 			}
 
@@ -175,8 +168,8 @@ func TestText(t *testing.T) {
 			}
 			req := reqs[0]
 			wantPath := map[API]string{ChatCompletions: "/v1/chat/completions", Responses: "/v1/responses"}[api]
-			if r.paths[0] != wantPath {
-				t.Errorf("path %s, want %s", r.paths[0], wantPath)
+			if r.Paths[0] != wantPath {
+				t.Errorf("path %s, want %s", r.Paths[0], wantPath)
 			}
 			if req["model"] != "gpt-4.1-mini" || req["stream"] != true {
 				t.Errorf("model %v stream %v", req["model"], req["stream"])
@@ -219,11 +212,11 @@ func TestParallelToolCalls(t *testing.T) {
 			events := runHTTP(t, newAgent(r, api, w.option()), baseInput)
 			s := summarize(events)
 
-			if s.names["call_weather_1"] != "get_weather" || s.names["call_confirm_2"] != "confirm_booking" {
-				t.Fatalf("tool calls %v", s.names)
+			if s.Names["call_weather_1"] != "get_weather" || s.Names["call_confirm_2"] != "confirm_booking" {
+				t.Fatalf("tool calls %v", s.Names)
 			}
-			if s.args["call_weather_1"] != `{"city":"Paris"}` || s.args["call_confirm_2"] != `{"question":"Book a table?"}` {
-				t.Errorf("arguments %v", s.args)
+			if s.Args["call_weather_1"] != `{"city":"Paris"}` || s.Args["call_confirm_2"] != `{"question":"Book a table?"}` {
+				t.Errorf("arguments %v", s.Args)
 			}
 			var order []string
 			for _, ev := range events {
@@ -234,19 +227,19 @@ func TestParallelToolCalls(t *testing.T) {
 			if want := []string{"call_weather_1", "call_confirm_2", "call_weather_1", "call_confirm_2", "call_weather_1"}; !slices.Equal(order, want) {
 				t.Errorf("TOOL_CALL_ARGS order %v, want the provider's interleaving %v", order, want)
 			}
-			if p1, p2 := s.parents["call_weather_1"], s.parents["call_confirm_2"]; p1 == "" || p1 != p2 {
+			if p1, p2 := s.Parents["call_weather_1"], s.Parents["call_confirm_2"]; p1 == "" || p1 != p2 {
 				t.Errorf("parent messages %q %q, want one assistant message", p1, p2)
 			}
 			if !slices.Equal(w.args, []string{`{"city":"Paris"}`}) {
 				t.Errorf("get_weather ran with %v", w.args)
 			}
-			if s.results["call_weather_1"] != `{"sky":"sunny","highC":24}` || len(s.results) != 1 {
-				t.Errorf("results %v", s.results)
+			if s.Results["call_weather_1"] != `{"sky":"sunny","highC":24}` || len(s.Results) != 1 {
+				t.Errorf("results %v", s.Results)
 			}
-			if p := s.pending(t); !slices.Equal(p, []string{"call_confirm_2"}) {
+			if p := s.Pending(t); !slices.Equal(p, []string{"call_confirm_2"}) {
 				t.Errorf("pending %v, want the frontend call", p)
 			}
-			checkUsage(t, s.finished.Usage, "gpt-4.1-mini-2025-04-14", 80, 30, 110)
+			checkUsage(t, s.Finished.Usage, "gpt-4.1-mini-2025-04-14", 80, 30, 110)
 			if n := len(r.requests()); n != 1 {
 				t.Errorf("%d requests, want 1: a pending frontend call ends the run", n)
 			}
@@ -267,21 +260,21 @@ func TestBackendToolLoop(t *testing.T) {
 			var w weatherCalls
 			s := summarize(runHTTP(t, newAgent(r, api, w.option()), baseInput))
 
-			if s.results["call_weather_9"] != `{"sky":"sunny","highC":24}` {
-				t.Errorf("results %v", s.results)
+			if s.Results["call_weather_9"] != `{"sky":"sunny","highC":24}` {
+				t.Errorf("results %v", s.Results)
 			}
 			var texts []string
-			for _, text := range s.text {
+			for _, text := range s.Text {
 				texts = append(texts, text)
 			}
 			slices.Sort(texts)
 			if !slices.Equal(texts, []string{"It is sunny in Paris.", "Let me check."}) {
 				t.Errorf("texts %q", texts)
 			}
-			if p := s.pending(t); len(p) != 0 {
+			if p := s.Pending(t); len(p) != 0 {
 				t.Errorf("pending %v", p)
 			}
-			checkUsage(t, s.finished.Usage, "gpt-4.1-mini-2025-04-14", 92, 19, 111)
+			checkUsage(t, s.Finished.Usage, "gpt-4.1-mini-2025-04-14", 92, 19, 111)
 
 			reqs := r.requests()
 			if len(reqs) != 2 {
@@ -308,20 +301,20 @@ func TestReasoning(t *testing.T) {
 				ChatCompletions: "The user asks about the weather.",
 				Responses:       "**Checking the sky**\n\nThe user asks about the weather.\n\nIt is sunny.",
 			}[api]
-			if len(s.thoughts) != 1 || s.thoughts[0] != want {
-				t.Errorf("reasoning %q, want %q", s.thoughts, want)
+			if len(s.Thoughts) != 1 || s.Thoughts[0] != want {
+				t.Errorf("reasoning %q, want %q", s.Thoughts, want)
 			}
-			end, start := slices.Index(s.types, "REASONING_END"), slices.Index(s.types, "TEXT_MESSAGE_START")
+			end, start := slices.Index(s.Types, "REASONING_END"), slices.Index(s.Types, "TEXT_MESSAGE_START")
 			if end < 0 || start < end {
-				t.Errorf("reasoning does not end before the answer: %v", s.types)
+				t.Errorf("reasoning does not end before the answer: %v", s.Types)
 			}
 			if api == Responses {
 				const id = "rs_6820f383d7c08191846711c5df8233bc0ac5ba57aafcbac7"
-				if s.secrets[id] != "gAAAAABoISQ24OyVRYbkYfukrrDSU9kT0ZtUJdUhCZmYBy5Yx0Ay9w==" {
-					t.Errorf("encrypted values %v, want OpenAI's encrypted content on reasoning message %s", s.secrets, id)
+				if s.Secrets[id] != "gAAAAABoISQ24OyVRYbkYfukrrDSU9kT0ZtUJdUhCZmYBy5Yx0Ay9w==" {
+					t.Errorf("encrypted values %v, want OpenAI's encrypted content on reasoning message %s", s.Secrets, id)
 				}
 			}
-			if u := s.finished.Usage; len(u) != 1 || u[0].ReasoningTokens == nil || *u[0].ReasoningTokens != 25 {
+			if u := s.Finished.Usage; len(u) != 1 || u[0].ReasoningTokens == nil || *u[0].ReasoningTokens != 25 {
 				t.Errorf("usage %+v, want 25 reasoning tokens", u)
 			}
 		})
@@ -350,31 +343,31 @@ func TestProviderErrors(t *testing.T) {
 		t.Run(api.String()+"/mid-stream", func(t *testing.T) {
 			r := newReplay(t, file(api, "error"))
 			s := summarize(runHTTP(t, newAgent(r, api), baseInput))
-			if s.failed == nil || s.finished != nil {
-				t.Fatalf("want RUN_ERROR, got %v", s.types)
+			if s.Failed == nil || s.Finished != nil {
+				t.Fatalf("want RUN_ERROR, got %v", s.Types)
 			}
 			const want = "agent error: OpenAI failed mid-stream: The server had an error while processing your request. Sorry about that!"
-			if !strings.HasPrefix(s.failed.Message, want) || s.failed.Code == nil || *s.failed.Code != "AGENT_ERROR" {
-				t.Errorf("RUN_ERROR %q (%v), want it to start with %q", s.failed.Message, s.failed.Code, want)
+			if !strings.HasPrefix(s.Failed.Message, want) || s.Failed.Code == nil || *s.Failed.Code != "AGENT_ERROR" {
+				t.Errorf("RUN_ERROR %q (%v), want it to start with %q", s.Failed.Message, s.Failed.Code, want)
 			}
-			if s.count("TEXT_MESSAGE_CONTENT") != 1 {
-				t.Errorf("the text before the failure was not streamed: %v", s.types)
+			if s.Count("TEXT_MESSAGE_CONTENT") != 1 {
+				t.Errorf("the text before the failure was not streamed: %v", s.Types)
 			}
 		})
 		t.Run(api.String()+"/truncated", func(t *testing.T) {
 			r := newReplay(t, file(api, "hold")) // ends after the first text delta
 			s := summarize(runHTTP(t, newAgent(r, api), baseInput))
 			const want = "agent error: the OpenAI stream ended before the reply was complete"
-			if s.failed == nil || s.failed.Message != want {
-				t.Errorf("RUN_ERROR %+v, want %q", s.failed, want)
+			if s.Failed == nil || s.Failed.Message != want {
+				t.Errorf("RUN_ERROR %+v, want %q", s.Failed, want)
 			}
 		})
 		t.Run(api.String()+"/refused", func(t *testing.T) {
 			r := newReplay(t) // no recorded stream: every request gets HTTP 500
 			s := summarize(runHTTP(t, newAgent(r, api), baseInput))
 			const want = "agent error: OpenAI returned HTTP 500: no more recorded streams"
-			if s.failed == nil || !strings.HasPrefix(s.failed.Message, want) {
-				t.Errorf("RUN_ERROR %+v, want %q", s.failed, want)
+			if s.Failed == nil || !strings.HasPrefix(s.Failed.Message, want) {
+				t.Errorf("RUN_ERROR %+v, want %q", s.Failed, want)
 			}
 		})
 	}
@@ -388,7 +381,7 @@ func TestMultiTurn(t *testing.T) {
 			r := newReplay(t, file(api, "frontend_call"), file(api, "text"))
 			agent := newAgent(r, api)
 			first := summarize(runHTTP(t, agent, baseInput))
-			pending := first.pending(t)
+			pending := first.Pending(t)
 			if !slices.Equal(pending, []string{"call_confirm_7"}) {
 				t.Fatalf("pending %v", pending)
 			}
@@ -397,16 +390,16 @@ func TestMultiTurn(t *testing.T) {
 			// reducer built it from the events) and the user's answer.
 			history := []map[string]any{
 				{"id": "user-1", "role": "user", "content": "What is the weather in Paris?"},
-				{"id": first.parents[id], "role": "assistant", "toolCalls": []map[string]any{
-					{"id": id, "type": "function", "function": map[string]string{"name": first.names[id], "arguments": first.args[id]}}}},
+				{"id": first.Parents[id], "role": "assistant", "toolCalls": []map[string]any{
+					{"id": id, "type": "function", "function": map[string]string{"name": first.Names[id], "arguments": first.Args[id]}}}},
 				{"id": "tool-1", "role": "tool", "toolCallId": id, "content": `{"confirmed":true}`},
 			}
 			var in map[string]any
 			must(0, json.Unmarshal([]byte(baseInput), &in))
 			in["runId"], in["messages"] = "run-2", history
 			second := summarize(runHTTP(t, agent, string(must(json.Marshal(in)))))
-			if second.finished == nil || len(second.pending(t)) != 0 {
-				t.Fatalf("second run %v", second.types)
+			if second.Finished == nil || len(second.Pending(t)) != 0 {
+				t.Fatalf("second run %v", second.Types)
 			}
 			want := []string{instructions, "user: What is the weather in Paris?",
 				`call call_confirm_7 confirm_booking {"question":"Book a table for two?"}`,
@@ -418,67 +411,14 @@ func TestMultiTurn(t *testing.T) {
 	}
 }
 
-// recorder reports how each run's agent returned.
-type recorder struct {
-	inner server.Agent[server.NoState]
-	errs  chan error
-}
-
-func (r *recorder) Run(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
-	out, err := r.inner.Run(ctx, rc)
-	r.errs <- err
-	return out, err
-}
-
 // The AG-UI client going away aborts the request to OpenAI: the provider
 // sees its request end within 100 ms.
 func TestCancellation(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api.String(), func(t *testing.T) {
 			r := newReplay(t, file(api, "hold"))
-			r.hold = true
-			agent := &recorder{inner: newAgent(r, api), errs: make(chan error, 1)}
-			srv := httptest.NewServer(server.NewHandler(agent))
-			defer srv.Close()
-
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			req := must(http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewBufferString(baseInput)))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			for frame, err := range sse.Frames(resp.Body) {
-				if err != nil {
-					t.Fatal(err)
-				}
-				if ev, _ := agui.DecodeEvent(frame); ev != nil && ev.Type() == agui.EventTypeTextMessageContent {
-					break
-				}
-			}
-			abort := time.Now()
-			cancel()
-			select {
-			case seen := <-r.aborted:
-				d := seen.Sub(abort)
-				t.Logf("the provider saw its request end %v after the client aborted", d)
-				if d > 100*time.Millisecond {
-					t.Errorf("the provider request ended %v after the client aborted, want within 100ms", d)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("the provider request was not aborted")
-			}
-			select {
-			case err := <-agent.errs:
-				if !server.IsCancelled(err) || !errors.Is(err, server.ErrClientDisconnected) {
-					t.Errorf("the agent returned %v, want cancelled by the client's disconnect", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("the agent did not return")
-			}
-			io.Copy(io.Discard, resp.Body)
+			r.Hold = true
+			adaptertest.Cancellation(t, r.Replay, newAgent(r, api), baseInput)
 		})
 	}
 }

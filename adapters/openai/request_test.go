@@ -1,67 +1,29 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/adaptertest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of the request mapping tests")
 
 // history holds every role and every kind of part a request can carry.
-const history = `{"threadId":"t","runId":"r","messages":[
- {"id":"d1","role":"developer","content":"Answer in French."},
- {"id":"s1","role":"system","content":"Be brief."},
- {"id":"u1","role":"user","name":"ana","content":[
-  {"type":"text","text":"What is in these?"},
-  {"type":"image","source":{"type":"data","value":"iVBORw0KGgo=","mimeType":"image/png"}},
-  {"type":"image","source":{"type":"url","value":"https://example.com/cat.jpg"}},
-  {"type":"document","source":{"type":"data","value":"JVBERi0xLjQ=","mimeType":"application/pdf"},"metadata":{"filename":"menu.pdf"}},
-  {"type":"document","source":{"type":"file","value":"file-abc123"}}]},
- {"id":"rs_1","role":"reasoning","content":"They want a description.","encryptedValue":"enc-1"},
- {"id":"a1","role":"assistant","content":"Looking.","toolCalls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"cat\"}"}}]},
- {"id":"t1","role":"tool","toolCallId":"call_1","content":"a cat"},
- {"id":"t2","role":"tool","toolCallId":"call_2","content":"","error":"timed out"},
- {"id":"act1","role":"activity","activityType":"progress","content":{"percent":100}},
- {"id":"u2","role":"user","content":"Thanks"}]}`
+const history = adaptertest.History
 
 // golden compares v, as indented JSON, with testdata/golden/name.json.
 func golden(t *testing.T, name string, v any) {
 	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", name, got)
-	}
+	adaptertest.Golden(t, *update, name, v)
 }
 
 func decode(t *testing.T, input string) *agui.RunAgentInput {
 	t.Helper()
-	in, err := agui.DecodeRunAgentInput([]byte(input))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
+	return adaptertest.Decode(t, input)
 }
 
 // Every role and part maps onto the request as the golden files show:
@@ -100,8 +62,8 @@ func TestUnsupportedParts(t *testing.T) {
 			r := newReplay(t)
 			input := `{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":[` + tt.part + `]}]}`
 			s := summarize(runHTTP(t, New(r.client(), WithAPI(tt.api)), input))
-			if s.failed == nil || !strings.Contains(s.failed.Message, tt.want) || !strings.Contains(s.failed.Message, `message "u"`) {
-				t.Errorf("RUN_ERROR %+v, want one naming message \"u\" and saying %q", s.failed, tt.want)
+			if s.Failed == nil || !strings.Contains(s.Failed.Message, tt.want) || !strings.Contains(s.Failed.Message, `message "u"`) {
+				t.Errorf("RUN_ERROR %+v, want one naming message \"u\" and saying %q", s.Failed, tt.want)
 			}
 			if n := len(r.requests()); n != 0 {
 				t.Errorf("%d requests went out", n)

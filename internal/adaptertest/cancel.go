@@ -1,0 +1,78 @@
+package adaptertest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/sse"
+)
+
+// recorder reports how each run's agent returned.
+type recorder struct {
+	inner server.Agent[server.NoState]
+	errs  chan error
+}
+
+func (r *recorder) Run(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+	out, err := r.inner.Run(ctx, rc)
+	r.errs <- err
+	return out, err
+}
+
+// Cancellation serves inner, posts input to it and goes away once text
+// streams: the request to the provider, r (which must hold its response
+// open), must end within 100 ms, and the agent must return cancelled by the
+// client's disconnect.
+func Cancellation(t testing.TB, r *Replay, inner server.Agent[server.NoState], input string) {
+	t.Helper()
+	agent := &recorder{inner: inner, errs: make(chan error, 1)}
+	srv := httptest.NewServer(server.NewHandler(agent))
+	defer srv.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req := Must(http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, bytes.NewBufferString(input)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	for frame, err := range sse.Frames(resp.Body) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev, _ := agui.DecodeEvent(frame); ev != nil && ev.Type() == agui.EventTypeTextMessageContent {
+			break
+		}
+	}
+	abort := time.Now()
+	cancel()
+	select {
+	case seen := <-r.Aborted:
+		d := seen.Sub(abort)
+		t.Logf("the provider saw its request end %v after the client aborted", d)
+		if d > 100*time.Millisecond {
+			t.Errorf("the provider request ended %v after the client aborted, want within 100ms", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the provider request was not aborted")
+	}
+	select {
+	case err := <-agent.errs:
+		if !server.IsCancelled(err) || !errors.Is(err, server.ErrClientDisconnected) {
+			t.Errorf("the agent returned %v, want cancelled by the client's disconnect", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the agent did not return")
+	}
+	io.Copy(io.Discard, resp.Body)
+}
