@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -70,6 +71,28 @@ func (s *HTTPServer) Shutdown(ctx context.Context) error {
 	err := s.Server.Shutdown(ctx)
 	if err != nil {
 		s.Server.Close()
+	}
+	return err
+}
+
+// ServeUntil serves on ln until ctx is done, then shuts down as
+// [HTTPServer.Shutdown] does, giving runs in flight up to grace to write
+// their terminal event. It returns the error that stopped serving, or
+// Shutdown's; a clean stop returns nil. It is the serve-then-drain loop every
+// command that runs an agent would otherwise write again.
+func (s *HTTPServer) ServeUntil(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	err := s.Shutdown(shutdown)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
 	}
 	return err
 }

@@ -232,3 +232,38 @@ func TestMaxConcurrentRuns(t *testing.T) {
 		t.Fatalf("after the others ended: %v %v", evs, err)
 	}
 }
+
+// ServeUntil serves until its context ends, then drains: a run in flight
+// ends with one RUN_ERROR naming the shutdown, and a clean stop returns nil.
+func TestHTTPServerServeUntil(t *testing.T) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		<-ctx.Done()
+		return server.Outcome{}, ctx.Err()
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- server.NewHTTPServer("", server.NewHandler(agent)).ServeUntil(ctx, ln, 5*time.Second)
+	}()
+	resp, r := openRun(t, http.DefaultClient, "http://"+ln.Addr().String())
+	defer resp.Body.Close()
+	stop()
+	evs, err := rest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 {
+		t.Fatalf("after RUN_STARTED: %d events, want one RUN_ERROR", len(evs))
+	}
+	re, ok := evs[0].(*agui.RunError)
+	if !ok || !strings.Contains(re.Message, "shutting down") {
+		t.Fatalf("terminal event %#v, want RUN_ERROR for the shutdown", evs[0])
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("ServeUntil: %v", err)
+	}
+}

@@ -19,7 +19,6 @@ package demo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -308,7 +307,6 @@ func ServeListener(ctx context.Context, ln net.Listener, out io.Writer) error {
 // [server.WithDurableRuns]; with any, the handler also serves the run routes
 // under /agent/runs/.
 func ServeListenerOptions(ctx context.Context, ln net.Listener, out io.Writer, opts ...server.HandlerOption) error {
-	var err error
 	mux := http.NewServeMux()
 	h := Handler(append([]server.HandlerOption{server.WithKeepAlive(15 * time.Second)}, opts...)...)
 	mux.Handle("/agent", h)
@@ -322,18 +320,5 @@ func ServeListenerOptions(ctx context.Context, ln net.Listener, out io.Writer, o
 	fmt.Fprintf(out, "AG-UI demo agent: http://%s/agent\n", ln.Addr())
 	fmt.Fprintln(out, `Try: curl -N -H 'Content-Type: application/json' -d '{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":"hello"}]}' http://`+ln.Addr().String()+"/agent")
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	err = srv.Shutdown(shutdown)
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	return srv.ServeUntil(ctx, ln, 5*time.Second)
 }

@@ -76,33 +76,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	return serve(ctx, ln, server.NewHandler(agent, server.WithKeepAlive(15*time.Second)))
 }
 
-// serve serves h at /agent until ctx is done. Runs in flight then end with
-// RUN_ERROR "the server is shutting down" (their contexts derive from one
-// the shutdown cancels with that cause), and the provider requests they made
-// are aborted with them.
+// serve serves h at /agent on the hardened server until ctx is done. Runs
+// in flight then end with RUN_ERROR "the server is shutting down", and the
+// provider requests they made are aborted with them.
 func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	mux := http.NewServeMux()
 	mux.Handle("/agent", h)
-	base, shut := context.WithCancelCause(context.WithoutCancel(ctx))
-	defer shut(server.ErrServerShutdown)
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return base },
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shut(server.ErrServerShutdown)
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	err := srv.Shutdown(shutdown)
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	return server.NewHTTPServer("", mux).ServeUntil(ctx, ln, 5*time.Second)
 }
