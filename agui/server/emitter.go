@@ -296,7 +296,7 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		// returned without leaving anything open ends with the protocol's
 		// cancelled outcome. If the verifier refuses it (something is still
 		// open), the run ends as any cancelled run, with RUN_ERROR.
-		fin, _ := Cancelled().runFinished(threadID, runID)
+		fin, _ := Cancelled().WithUsage(UsageOf(runErr)...).runFinished(threadID, runID)
 		if err := e.send(fin, true); err == nil {
 			e.ended = true
 			return false, cancelledError(c)
@@ -330,6 +330,7 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		msg = "run failed"
 	}
 	ev := agui.NewRunError(msg)
+	ev.Usage = UsageOf(runErr)
 	code := string(rerr.Code)
 	if code != "" {
 		ev.Code = &code

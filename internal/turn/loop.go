@@ -63,23 +63,30 @@ var ErrTooManySteps = errors.New("the model kept calling tools past the step lim
 // the run; one that calls frontend tools finishes it too, with those calls
 // pending for the client (backend calls of the same reply are run first and
 // their results sent, so the next run carries them). Usage is summed over
-// every request and lands on RUN_FINISHED.
+// every request and lands on RUN_FINISHED, or on the RUN_ERROR of a run that
+// fails after spending tokens (server.ErrorWithUsage).
 func (l *Loop) Run(ctx context.Context, em *server.Emitter, conv Conversation, base agui.TokenUsage) (server.Outcome, error) {
 	usage := base
 	steps := l.MaxSteps
 	if steps <= 0 {
 		steps = 10
 	}
+	fail := func(err error) (server.Outcome, error) {
+		if !counted(usage) {
+			return server.Outcome{}, err
+		}
+		return server.Outcome{}, server.ErrorWithUsage(err, usage)
+	}
 	for range steps {
 		t := New(em)
 		u, err := conv.Next(ctx, t)
 		AddUsage(&usage, u)
 		if err != nil {
-			return server.Outcome{}, err
+			return fail(err)
 		}
 		_, calls, err := t.Close()
 		if err != nil {
-			return server.Outcome{}, err
+			return fail(err)
 		}
 		var pending []string
 		var results []Result
@@ -87,7 +94,7 @@ func (l *Loop) Run(ctx context.Context, em *server.Emitter, conv Conversation, b
 			if tool, ok := l.Backend[c.Name]; ok {
 				r, err := runTool(ctx, tool, c)
 				if err != nil {
-					return server.Outcome{}, err
+					return fail(err)
 				}
 				results = append(results, r)
 			} else if l.Frontend[c.Name] {
@@ -99,7 +106,7 @@ func (l *Loop) Run(ctx context.Context, em *server.Emitter, conv Conversation, b
 			}
 			r := results[len(results)-1]
 			if err := em.Emit(agui.NewToolCallResult(server.NewID(), r.CallID, agui.TextContent(r.Content))); err != nil {
-				return server.Outcome{}, err
+				return fail(err)
 			}
 		}
 		if len(pending) > 0 || len(results) == 0 {
@@ -107,7 +114,7 @@ func (l *Loop) Run(ctx context.Context, em *server.Emitter, conv Conversation, b
 		}
 		conv.AddResults(results)
 	}
-	return server.Outcome{}, server.AgentError(fmt.Errorf("%w (%d requests)", ErrTooManySteps, steps))
+	return fail(server.AgentError(fmt.Errorf("%w (%d requests)", ErrTooManySteps, steps)))
 }
 
 func runTool(ctx context.Context, tool Tool, c Call) (Result, error) {
@@ -126,10 +133,15 @@ func runTool(ctx context.Context, tool Tool, c Call) (Result, error) {
 }
 
 func withUsage(o server.Outcome, u agui.TokenUsage) server.Outcome {
-	if u.InputTokens == nil && u.OutputTokens == nil && u.TotalTokens == nil {
+	if !counted(u) {
 		return o
 	}
 	return o.WithUsage(u)
+}
+
+// counted says whether u holds a count worth reporting.
+func counted(u agui.TokenUsage) bool {
+	return u.InputTokens != nil || u.OutputTokens != nil || u.TotalTokens != nil
 }
 
 // AddUsage adds the counts of src to dst; a count reported by neither stays

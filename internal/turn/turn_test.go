@@ -169,6 +169,27 @@ func TestLoopStepLimit(t *testing.T) {
 	if conv.n != 3 {
 		t.Errorf("%d requests, want 3", conv.n)
 	}
+	if u := failed.Usage; len(u) != 1 || *u[0].OutputTokens != 3 {
+		t.Errorf("usage %+v, want the three requests' tokens on RUN_ERROR", u)
+	}
+}
+
+// A run that fails after spending tokens reports them on its RUN_ERROR: the
+// first request's usage survives the second request's failure.
+func TestLoopFailureKeepsUsage(t *testing.T) {
+	conv := &script{usage: 10, replies: []func(*turn.Turn) error{
+		func(tr *turn.Turn) error { return tr.StartTool("c1", "c1", "add") },
+		func(tr *turn.Turn) error { return errors.New("provider broke off") },
+	}}
+	loop := &turn.Loop{Backend: map[string]turn.Tool{"add": {Name: "add",
+		Func: func(context.Context, json.RawMessage) (string, error) { return "3", nil }}}}
+	_, fin, failed := run(t, loop, conv)
+	if fin != nil || failed == nil || failed.Message != "agent error: provider broke off" {
+		t.Fatalf("finished %v, error %+v", fin, failed)
+	}
+	if u := failed.Usage; len(u) != 1 || *u[0].InputTokens != 20 || *u[0].OutputTokens != 2 {
+		t.Errorf("usage %+v, want both requests' tokens", u)
+	}
 }
 
 func TestInstructions(t *testing.T) {
