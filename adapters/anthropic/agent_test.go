@@ -300,6 +300,17 @@ func TestProviderErrors(t *testing.T) {
 			t.Errorf("RUN_ERROR %+v, want %q", s.Failed, want)
 		}
 	})
+	t.Run("after a tool round", func(t *testing.T) {
+		// The first request is answered and calls a backend tool; the
+		// second is refused. The tokens of the first are still reported.
+		r := newReplay(t, "backend_call.sse")
+		var w weatherCalls
+		s := summarize(runHTTP(t, newAgent(r, w.option()), baseInput))
+		if s.Failed == nil || s.Finished != nil || len(w.args) != 1 {
+			t.Fatalf("want RUN_ERROR after one tool call, got %v (tool calls %q)", s.Types, w.args)
+		}
+		checkUsage(t, s.Failed.Usage, 50, 12, 62)
+	})
 }
 
 // Run 1 ends with a frontend call pending; run 2 carries the client's result

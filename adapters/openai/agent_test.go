@@ -370,6 +370,17 @@ func TestProviderErrors(t *testing.T) {
 				t.Errorf("RUN_ERROR %+v, want %q", s.Failed, want)
 			}
 		})
+		t.Run(api.String()+"/after a tool round", func(t *testing.T) {
+			// The first request is answered and calls a backend tool; the
+			// second is refused. The tokens of the first are still reported.
+			r := newReplay(t, file(api, "backend_call"))
+			var w weatherCalls
+			s := summarize(runHTTP(t, newAgent(r, api, w.option()), baseInput))
+			if s.Failed == nil || s.Finished != nil || len(w.args) != 1 {
+				t.Fatalf("want RUN_ERROR after one tool call, got %v (tool calls %q)", s.Types, w.args)
+			}
+			checkUsage(t, s.Failed.Usage, "gpt-4.1-mini-2025-04-14", 50, 12, 62)
+		})
 	}
 }
 
