@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
@@ -25,7 +24,7 @@ func TestErrorWithUsageOnRunError(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		agent   func(ctx context.Context) error
-		timeout time.Duration
+		cancel  error // when set, the run is cancelled with this cause once the agent runs
 		code    agui.ErrorCode
 		message string
 		usage   []agui.TokenUsage
@@ -56,12 +55,12 @@ func TestErrorWithUsageOnRunError(t *testing.T) {
 			usage:   []agui.TokenUsage{u},
 		},
 		{
-			name: "deadline",
+			name: "cancelled",
 			agent: func(ctx context.Context) error {
 				<-ctx.Done()
 				return server.ErrorWithUsage(ctx.Err(), u)
 			},
-			timeout: time.Millisecond,
+			cancel:  server.ErrDeadline,
 			code:    agui.CodeCancelled,
 			message: "run cancelled: run deadline exceeded",
 			usage:   []agui.TokenUsage{u},
@@ -74,15 +73,18 @@ func TestErrorWithUsageOnRunError(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(t.Context())
+			defer cancel(nil)
 			agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+				if tc.cancel != nil {
+					// Cancelled from inside, so the agent surely runs
+					// first: a deadline could pass before it is called.
+					cancel(tc.cancel)
+				}
 				return server.Outcome{}, tc.agent(ctx)
 			})
-			var opts []server.RunOption
-			if tc.timeout > 0 {
-				opts = append(opts, server.WithTimeout(tc.timeout))
-			}
 			var last agui.Event
-			for ev, err := range server.Run(t.Context(), agent, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}, opts...) {
+			for ev, err := range server.Run(ctx, agent, &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
 				if err != nil {
 					t.Fatal(err)
 				}
