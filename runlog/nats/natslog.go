@@ -24,6 +24,7 @@ import (
 	"iter"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -65,6 +66,10 @@ type Log struct {
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
+
+	// delivered counts the messages every Read received from JetStream,
+	// so that tests can see how much of a run a resume reads.
+	delivered atomic.Uint64
 }
 
 var _ runlog.Log = (*Log)(nil)
@@ -194,36 +199,45 @@ func seqOf(h nats.Header) uint64 {
 
 // Info implements [runlog.Log].
 func (l *Log) Info(ctx context.Context, runID string) (runlog.Info, error) {
+	info, _, _, err := l.info(ctx, runID)
+	return info, err
+}
+
+// info is Info with the run's first and last messages (nil when it has
+// none).
+func (l *Log) info(ctx context.Context, runID string) (info runlog.Info, first, last *jetstream.RawStreamMsg, err error) {
 	e, err := l.meta.Get(ctx, key(runID))
 	if err != nil {
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			return runlog.Info{}, runlog.ErrNotFound
+			return runlog.Info{}, nil, nil, runlog.ErrNotFound
 		}
-		return runlog.Info{}, err
+		return runlog.Info{}, nil, nil, err
 	}
 	var m meta
 	if err := json.Unmarshal(e.Value(), &m); err != nil {
-		return runlog.Info{}, fmt.Errorf("natslog: run %q: %w", runID, err)
+		return runlog.Info{}, nil, nil, fmt.Errorf("natslog: run %q: %w", runID, err)
 	}
-	info := runlog.Info{ThreadID: m.ThreadID, RunID: m.RunID, Owner: m.Owner, First: 1, Started: m.Started}
-	last, err := l.last(ctx, runID)
+	info = runlog.Info{ThreadID: m.ThreadID, RunID: m.RunID, Owner: m.Owner, First: 1, Started: m.Started}
+	first, last, err = l.ends(ctx, runID)
 	if err != nil {
-		return runlog.Info{}, err
+		return runlog.Info{}, nil, nil, err
 	}
 	if last != nil {
-		info.Last = seqOf(last.Header)
+		info.First, info.Last = seqOf(first.Header), seqOf(last.Header)
 		if last.Header.Get(hdrTerminal) != "" {
 			info.Ended, info.EndedAt = true, last.Time
 		}
 	}
-	return info, nil
+	return info, first, last, nil
 }
 
-// Read implements [runlog.Log]: an ordered consumer on the run's subject,
-// from its first message; entries up to after are skipped.
+// Read implements [runlog.Log]: an ordered consumer on the run's subject
+// that starts at the stream sequence of the event after `after` (found by
+// seek), so that a resume near the end of a long run is served without
+// reading the run again from its start.
 func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[runlog.Entry, error] {
 	return func(yield func(runlog.Entry, error) bool) {
-		info, err := l.Info(ctx, runID)
+		info, first, last, err := l.info(ctx, runID)
 		if err != nil {
 			yield(runlog.Entry{}, err)
 			return
@@ -235,10 +249,31 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 		if info.Ended && after == info.Last {
 			return
 		}
-		cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		if last != nil && after+1 < info.First {
+			yield(runlog.Entry{}, fmt.Errorf("%w: events before %d were dropped", runlog.ErrExpired, info.First))
+			return
+		}
+		// With nothing to skip (a live run with no event yet, or a read of
+		// all it kept), every message of the subject; otherwise from the
+		// stream sequence of event after+1.
+		cfg := jetstream.OrderedConsumerConfig{
 			FilterSubjects: []string{l.evSubject(runID)},
 			DeliverPolicy:  jetstream.DeliverAllPolicy,
-		})
+		}
+		if last != nil && after >= info.First {
+			if after == info.Last {
+				// Nothing kept is wanted: follow live from after the last.
+				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last.Sequence+1
+			} else {
+				start, err := l.seek(ctx, runID, first, last, after+1)
+				if err != nil {
+					yield(runlog.Entry{}, err)
+					return
+				}
+				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
+			}
+		}
+		cons, err := l.stream.OrderedConsumer(ctx, cfg)
 		if err != nil {
 			yield(runlog.Entry{}, err)
 			return
@@ -258,9 +293,10 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				yield(runlog.Entry{}, err)
 				return
 			}
+			l.delivered.Add(1)
 			h := msg.Headers()
 			seq := seqOf(h)
-			if seq <= after {
+			if seq <= after { // never, unless the start was too early
 				continue
 			}
 			e := runlog.Entry{Seq: seq, Data: msg.Data(), Terminal: h.Get(hdrTerminal) != ""}
