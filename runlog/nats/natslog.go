@@ -4,9 +4,11 @@
 // notices its lease expire and ends its runs with RUN_ERROR code RUN_LOST.
 //
 // Layout: one stream holds every run's events, one subject per run
-// (<prefix>.ev.<run>); a key-value bucket holds each run's description
-// (<prefix>_META) and another the leases (<prefix>_LEASE), renewed by the
-// owner every third of the lease time. A cancel is a core NATS message on
+// (<prefix>.ev.<run>), kept for the TTL; a key-value bucket holds each run's
+// description (<prefix>_META), kept Remember longer so that a run whose
+// events expired answers ErrExpired rather than ErrNotFound; another holds
+// the leases (<prefix>_LEASE), renewed by the owner every third of the lease
+// time. A read starts at the stream sequence of the first event it wants. A cancel is a core NATS message on
 // <prefix>.cancel.<run>, which only the owner listens to.
 //
 // Every append carries the run's sequence in a header and expects the run's
@@ -46,9 +48,13 @@ type Options struct {
 	// Lease is how long a run outlives the last sign of life of its owner
 	// before another replica declares it lost. Default 5s.
 	Lease time.Duration
-	// TTL is how long run logs are kept (the stream's and the buckets' max
-	// age). Default 1 hour.
+	// TTL is how long run logs are kept (the stream's and the lease
+	// bucket's max age). Default 1 hour.
 	TTL time.Duration
+	// Remember is how long a run's description outlives its events, so
+	// that a run whose log expired answers ErrExpired (HTTP 410) rather
+	// than ErrNotFound (404) for that long. Default: TTL.
+	Remember time.Duration
 	// Memory keeps the stream in memory instead of on disk.
 	Memory bool
 }
@@ -86,6 +92,9 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if opts.TTL <= 0 {
 		opts.TTL = time.Hour
 	}
+	if opts.Remember <= 0 {
+		opts.Remember = opts.TTL
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -104,7 +113,7 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream: %w", err)
 	}
-	l.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL, Storage: jetstream.StorageType(storage)})
+	l.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL + opts.Remember, Storage: jetstream.StorageType(storage)})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: meta bucket: %w", err)
 	}
@@ -139,12 +148,21 @@ func key(runID string) string { return base64.RawURLEncoding.EncodeToString([]by
 func (l *Log) evSubject(runID string) string     { return l.subj + ".ev." + key(runID) }
 func (l *Log) cancelSubject(runID string) string { return l.subj + ".cancel." + key(runID) }
 
-// meta is what the meta bucket holds per run.
+// meta is what the meta bucket holds per run. It is written when the run
+// starts and again when it ends (and, for a run that lasts, every half TTL
+// meanwhile), so that it outlives the run's last event by Remember.
 type meta struct {
 	ThreadID string    `json:"threadId"`
 	RunID    string    `json:"runId"`
 	Owner    string    `json:"owner"`
 	Started  time.Time `json:"started"`
+}
+
+// putMeta rewrites a run's description, which resets its age.
+func (l *Log) putMeta(ctx context.Context, m meta) error {
+	data, _ := json.Marshal(m)
+	_, err := l.meta.Put(ctx, key(m.RunID), data)
+	return err
 }
 
 // Start implements [runlog.Log].
@@ -163,7 +181,7 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	if _, err := l.lease.Put(ctx, key(info.RunID), []byte(info.Owner)); err != nil {
 		return nil, err
 	}
-	w := &writer{l: l, runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &writer{l: l, meta: m, metaAt: time.Now(), runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	sub, err := l.nc.Subscribe(l.cancelSubject(info.RunID), func(msg *nats.Msg) {
 		w.cancelOnce.Do(func() {
 			w.reason = string(msg.Data)
@@ -227,8 +245,17 @@ func (l *Log) info(ctx context.Context, runID string) (info runlog.Info, first, 
 		if last.Header.Get(hdrTerminal) != "" {
 			info.Ended, info.EndedAt = true, last.Time
 		}
+		return info, first, last, nil
 	}
-	return info, first, last, nil
+	// No event kept: a live run that has sent none yet (it holds its
+	// lease, or has only just started), or a run whose events expired.
+	if _, err := l.lease.Get(ctx, key(runID)); err == nil || !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return info, nil, nil, err
+	}
+	if time.Since(m.Started) < l.opts.Lease {
+		return info, nil, nil, nil
+	}
+	return runlog.Info{}, nil, nil, fmt.Errorf("%w: run %q kept none of its events", runlog.ErrExpired, runID)
 }
 
 // Read implements [runlog.Log]: an ordered consumer on the run's subject
@@ -392,6 +419,8 @@ func (l *Log) endLost(ctx context.Context, runID, owner string) error {
 // writer is the owner's handle on a run.
 type writer struct {
 	l       *Log
+	meta    meta
+	metaAt  time.Time // when meta was last written (renew's to rewrite)
 	runID   string
 	owner   string
 	subject string
@@ -436,6 +465,11 @@ func (w *writer) Append(data []byte, terminal bool) (uint64, error) {
 	w.streamSeq = ack.Sequence
 	if terminal {
 		w.ended = true
+		// The description is kept Remember longer than the events, counted
+		// from now: a reader after the events expired gets ErrExpired.
+		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
+		_ = w.l.putMeta(ctx, w.meta)
+		cancel()
 	}
 	return w.seq, nil
 }
@@ -463,6 +497,10 @@ func (w *writer) renew() {
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease/3)
 			_, _ = w.l.lease.Put(ctx, key(w.runID), []byte(w.owner))
+			// A run that outlasts the TTL keeps its description too.
+			if time.Since(w.metaAt) >= w.l.opts.TTL/2 && w.l.putMeta(ctx, w.meta) == nil {
+				w.metaAt = time.Now()
+			}
 			cancel()
 		}
 	}
