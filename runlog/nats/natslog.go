@@ -57,6 +57,16 @@ type Options struct {
 	Remember time.Duration
 	// Memory keeps the stream in memory instead of on disk.
 	Memory bool
+	// Window, when positive, pipelines each run's appends: Append queues
+	// the event and returns, up to Window events ahead of the log (then it
+	// waits), and the queue goes to JetStream as atomic batches, each
+	// checked as a whole against the run's last message, so the "nothing
+	// after another replica's append" guarantee holds as with synchronous
+	// appends. A reader sees an event once its batch is in. The terminal
+	// event's Append and Close wait for the queue to drain; a batch that
+	// fails fails every later Append. 0 (the default): one acknowledged
+	// publish per event. Needs nats-server 2.12 or later.
+	Window int
 }
 
 // Log is a JetStream run log. Close stops its background work.
@@ -109,6 +119,9 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 		Subjects: []string{l.subj + ".ev.*"},
 		MaxAge:   opts.TTL,
 		Storage:  storage,
+		// For Window's batches; it only allows them, so every replica sets
+		// it whatever its own Window, and none turns it off for the others.
+		AllowAtomicPublish: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream: %w", err)
@@ -196,6 +209,9 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	if err := l.nc.Flush(); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, err
+	}
+	if l.opts.Window > 0 {
+		w.pipe = newPipe(w, l.opts.Window)
 	}
 	go w.renew()
 	return w, nil
@@ -428,6 +444,7 @@ type writer struct {
 
 	seq, streamSeq uint64 // the run's last sequence and its stream sequence
 	ended, lost    bool
+	pipe           *pipe // with Options.Window: the queue of appends
 
 	cancelOnce sync.Once
 	cancel     chan struct{}
@@ -438,11 +455,39 @@ type writer struct {
 }
 
 // Append implements [runlog.Writer]: one synchronous publish, which fails
-// with ErrLeaseLost if anything else was appended to the run meanwhile.
+// with ErrLeaseLost if anything else was appended to the run meanwhile (or,
+// with Options.Window, a queued one: see pipe).
 func (w *writer) Append(data []byte, terminal bool) (uint64, error) {
 	if w.ended {
 		return 0, runlog.ErrEnded
 	}
+	var seq uint64
+	var err error
+	if w.pipe != nil {
+		seq, err = w.pipe.append(data, terminal)
+	} else {
+		seq, err = w.appendSync(data, terminal)
+	}
+	if err == nil && terminal {
+		// The description is kept Remember longer than the events, counted
+		// from now: a reader after the events expired gets ErrExpired.
+		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
+		_ = w.l.putMeta(ctx, w.meta)
+		cancel()
+	}
+	return seq, err
+}
+
+// isLost reports whether another replica took the run.
+func (w *writer) isLost() bool {
+	if w.pipe != nil {
+		return errIsLost(w.pipe.failed())
+	}
+	return w.lost
+}
+
+// appendSync is Append without Options.Window.
+func (w *writer) appendSync(data []byte, terminal bool) (uint64, error) {
 	if w.lost {
 		return 0, runlog.ErrLeaseLost
 	}
@@ -465,11 +510,6 @@ func (w *writer) Append(data []byte, terminal bool) (uint64, error) {
 	w.streamSeq = ack.Sequence
 	if terminal {
 		w.ended = true
-		// The description is kept Remember longer than the events, counted
-		// from now: a reader after the events expired gets ErrExpired.
-		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
-		_ = w.l.putMeta(ctx, w.meta)
-		cancel()
 	}
 	return w.seq, nil
 }
@@ -515,8 +555,18 @@ func (w *writer) Close() error {
 		_ = w.sub.Unsubscribe()
 		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
 		defer cancel()
-		if !w.ended && !w.lost {
+		if w.pipe != nil {
+			defer w.pipe.close() // after the lost event below went out
+		}
+		if !w.ended && !w.isLost() {
 			if _, err := w.Append(runlog.LostEvent("the run's owner released it without ending it"), true); err != nil && !errors.Is(err, runlog.ErrLeaseLost) {
+				return
+			}
+		}
+		if w.pipe != nil {
+			if err := w.pipe.failed(); err != nil && !errIsLost(err) {
+				// Events were queued that never reached the log: keep the
+				// lease to expire, so that the lease watch ends the run.
 				return
 			}
 		}
