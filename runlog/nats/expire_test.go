@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -30,13 +29,7 @@ func TestExpiredRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	h := server.NewHandler(gatedAgent(5, -1, nil), server.WithDurableRuns(l, server.AllowAll))
-	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	r := &replica{url: srv.URL, srv: srv}
+	r := serveReplica(t, l, "a", gatedAgent(5, -1, nil))
 
 	// Every event is appended after start, so none expires before
 	// start+TTL, and the description (written again with the last event)
@@ -59,7 +52,7 @@ func TestExpiredRun(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(within)
 		for {
-			code, body := status(t, srv.URL+"/agent/runs/short/events")
+			code, body := status(t, r.url+"/agent/runs/short/events")
 			if code == want {
 				if body != wantCode {
 					t.Fatalf("%d with code %q, want %q", code, body, wantCode)
@@ -79,7 +72,7 @@ func TestExpiredRun(t *testing.T) {
 	if gone < ttl {
 		t.Fatalf("410 after %v, before the TTL %v", gone, ttl)
 	}
-	if code, body := status(t, srv.URL+"/agent/runs/never-seen/events"); code != http.StatusNotFound {
+	if code, body := status(t, r.url+"/agent/runs/never-seen/events"); code != http.StatusNotFound {
 		t.Fatalf("a run never seen: %d %s", code, body)
 	}
 	forgot := await(http.StatusNotFound, server.HTTPCodeRunNotFound, ttl+remember+5*time.Second)

@@ -79,6 +79,13 @@ type replica struct {
 func newReplica(t *testing.T, natsURL, name string, lease time.Duration, agent server.Agent[server.NoState]) *replica {
 	t.Helper()
 	l, _ := newLog(t, natsURL, lease)
+	return serveReplica(t, l, name, agent)
+}
+
+// serveReplica serves agent with durable runs on l (detach grace: a
+// minute), counting the requests to the run routes.
+func serveReplica(t *testing.T, l runlog.Log, name string, agent server.Agent[server.NoState]) *replica {
+	t.Helper()
 	h := server.NewHandler(agent, server.WithDurableRuns(l, server.AllowAll,
 		server.WithDetach(time.Minute), server.WithReplicaName(name)))
 	r := &replica{}
