@@ -8,8 +8,9 @@
 // description (<prefix>_META), kept Remember longer so that a run whose
 // events expired answers ErrExpired rather than ErrNotFound; another holds
 // the leases (<prefix>_LEASE), renewed by the owner every third of the lease
-// time. A read starts at the stream sequence of the first event it wants. A cancel is a core NATS message on
-// <prefix>.cancel.<run>, which only the owner listens to.
+// time. A read starts at the stream sequence of the first event it wants. A
+// cancel is a core NATS message on <prefix>.cancel.<run>, which only the
+// owner listens to.
 //
 // Every append carries the run's sequence in a header and expects the run's
 // previous message to be the last one on its subject, so a replica that
@@ -265,8 +266,12 @@ func (l *Log) info(ctx context.Context, runID string) (info runlog.Info, first, 
 	}
 	// No event kept: a live run that has sent none yet (it holds its
 	// lease, or has only just started), or a run whose events expired.
-	if _, err := l.lease.Get(ctx, key(runID)); err == nil || !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return info, nil, nil, err
+	_, err = l.lease.Get(ctx, key(runID))
+	switch {
+	case err == nil:
+		return info, nil, nil, nil // live, nothing sent yet
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return runlog.Info{}, nil, nil, err
 	}
 	if time.Since(m.Started) < l.opts.Lease {
 		return info, nil, nil, nil
