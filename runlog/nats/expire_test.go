@@ -3,6 +3,8 @@ package natslog_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/runlog"
 	natslog "github.com/agui-go/sdk/runlog/nats"
 )
 
@@ -100,4 +103,56 @@ func status(t *testing.T, url string) (int, string) {
 	}
 	_ = json.Unmarshal(data, &body)
 	return resp.StatusCode, body.Error.Code
+}
+
+// A live run whose first events outlived the TTL keeps the rest: Info's
+// First moves past the dropped events, a read from before it fails with
+// ErrExpired, and a read from there on gets what was kept.
+func TestPartlyExpiredRun(t *testing.T) {
+	nc, err := nats.Connect(startNATS(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 300 * time.Millisecond, TTL: time.Second, Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "long", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := 1; i <= 3; i++ {
+		if _, err := w.Append(fmt.Appendf(nil, `{"n":%d}`, i), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var info runlog.Info
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if _, err := w.Append([]byte(`{"n":"later"}`), false); err != nil {
+			t.Fatal(err)
+		}
+		if info, err = l.Info(ctx, "long"); err != nil {
+			t.Fatal(err)
+		}
+		if info.First > 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first events never expired: %+v", info)
+		}
+	}
+	if _, err := read(t, l, "long", 0); !errors.Is(err, runlog.ErrExpired) {
+		t.Fatalf("a read from the start: %v", err)
+	}
+	if _, err := w.Append([]byte(`{"end":true}`), true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := read(t, l, "long", info.First-1)
+	if err != nil || len(got) == 0 || got[0].Seq != info.First || !got[len(got)-1].Terminal {
+		t.Fatalf("a read from the first kept: %v %+v", err, got)
+	}
 }
