@@ -160,3 +160,19 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Every scenario of the exercise (a tour, an interrupt and its resumption,
+// a failure, a run abandoned midway) ends as promised with its runs in the
+// JetStream log.
+func TestDemoExerciseNATS(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	natsURL, shutdown := startNATS(t, true)
+	defer shutdown()
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"demo", "--exercise", "--nats", natsURL}, strings.NewReader(""), &stdout, &stderr); code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, &stdout, &stderr)
+	}
+	if !strings.Contains(stdout.String(), "All scenarios ended as expected.") {
+		t.Fatalf("stdout:\n%s", &stdout)
+	}
+}
