@@ -85,8 +85,9 @@ type Log struct {
 	once sync.Once
 
 	// delivered counts the messages every Read received from JetStream,
-	// so that tests can see how much of a run a resume reads.
-	delivered atomic.Uint64
+	// and probes seek's direct gets, so that tests can see how much of a
+	// run a resume reads, and how much it costs to find where to start.
+	delivered, probes atomic.Uint64
 }
 
 var _ runlog.Log = (*Log)(nil)

@@ -50,6 +50,7 @@ func (l *Log) seek(ctx context.Context, runID string, first, last *jetstream.Raw
 			break
 		}
 		probe := lo + (hi-lo)/2
+		l.probes.Add(1)
 		msg, err := l.stream.GetMsg(ctx, probe, jetstream.WithGetMsgSubject(subject))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return 0, fmt.Errorf("%w: run %q lost messages while it was read", runlog.ErrExpired, runID)

@@ -43,7 +43,7 @@ func TestReadStartsAtCursor(t *testing.T) {
 	}
 	for _, after := range []uint64{0, 1, 2, 5000, 9990, 9999} {
 		t.Run(fmt.Sprint("after ", after), func(t *testing.T) {
-			before := l.Delivered()
+			before, probes := l.Delivered(), l.Probes()
 			got, err := read(t, l, "long", after)
 			if err != nil {
 				t.Fatal(err)
@@ -62,6 +62,38 @@ func TestReadStartsAtCursor(t *testing.T) {
 			if d := l.Delivered() - before; d != uint64(len(got)) {
 				t.Fatalf("JetStream delivered %d messages for %d entries", d, len(got))
 			}
+			// The stream holds about 20,000 messages: a bisection needs 15.
+			p := l.Probes() - probes
+			t.Logf("%d probes to find where to start", p)
+			if p > 16 {
+				t.Fatalf("%d probes to find where to start", p)
+			}
 		})
+	}
+}
+
+// A run that had the stream to itself is found by one probe, wherever the
+// read starts.
+func TestSeekAloneOneProbe(t *testing.T) {
+	l, _ := newLog(t, startNATS(t), 5*time.Second)
+	w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "alone", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i := 1; i <= 100; i++ {
+		if _, err := w.Append(fmt.Appendf(nil, `{"n":%d}`, i), i == 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, after := range []uint64{1, 50, 98} {
+		probes := l.Probes()
+		got, err := read(t, l, "alone", after)
+		if err != nil || len(got) != int(100-after) || got[0].Seq != after+1 {
+			t.Fatalf("after %d: %d entries, %v", after, len(got), err)
+		}
+		if p := l.Probes() - probes; p != 1 {
+			t.Fatalf("after %d: %d probes", after, p)
+		}
 	}
 }
