@@ -154,9 +154,51 @@ type batchAck struct {
 	} `json:"error"`
 }
 
+// Error codes of a batch that stored nothing and may be sent again: the
+// server refused to open it (too many batches in flight on the stream; the
+// commit then finds it incomplete).
+const (
+	errCodeBatchIncomplete      = 10176
+	errCodeBatchTooManyInflight = 10210
+)
+
 // send publishes batch as one atomic batch and returns the stream sequence
-// of its last message.
+// of its last message. A batch the server had no room for stored nothing
+// (atomic: all or nothing), so it is sent again, under a new id and with the
+// same expectation, after a short backoff, until batchTimeout.
 func (p *pipe) send(batch []*nats.Msg, expect uint64) (uint64, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	backoff := time.Millisecond
+	for {
+		ack, err := p.sendOnce(ctx, batch, expect)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case ack.Error == nil && ack.Count == len(batch):
+			return ack.Seq, nil
+		case ack.Error == nil:
+			return 0, fmt.Errorf("natslog: batch of %d acknowledged as %d", len(batch), ack.Count)
+		case ack.Error.ErrCode == uint16(jetstream.JSErrCodeStreamWrongLastSequence):
+			return 0, fmt.Errorf("%w: batch of %d refused: %s", runlog.ErrLeaseLost, len(batch), ack.Error.Description)
+		case ack.Error.ErrCode != errCodeBatchIncomplete && ack.Error.ErrCode != errCodeBatchTooManyInflight:
+			return 0, fmt.Errorf("natslog: batch of %d refused: %s (code %d)", len(batch), ack.Error.Description, ack.Error.ErrCode)
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0, fmt.Errorf("natslog: batch of %d refused until %v: %s (code %d)", len(batch), batchTimeout, ack.Error.Description, ack.Error.ErrCode)
+		case <-t.C:
+		}
+		backoff = min(2*backoff, 50*time.Millisecond)
+	}
+}
+
+// sendOnce publishes batch under a fresh id and returns the server's answer
+// to its commit.
+func (p *pipe) sendOnce(ctx context.Context, batch []*nats.Msg, expect uint64) (batchAck, error) {
 	nc := p.w.l.nc
 	id := runlog.NewRunID()
 	for i, msg := range batch {
@@ -167,31 +209,21 @@ func (p *pipe) send(batch []*nats.Msg, expect uint64) (uint64, error) {
 		}
 		if i < len(batch)-1 {
 			if err := nc.PublishMsg(msg); err != nil {
-				return 0, fmt.Errorf("natslog: batch: %w", err)
+				return batchAck{}, fmt.Errorf("natslog: batch: %w", err)
 			}
 		}
 	}
 	commit := batch[len(batch)-1]
 	commit.Header.Set(hdrBatchCommit, "1")
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
-	defer cancel()
 	resp, err := nc.RequestMsgWithContext(ctx, commit)
 	if err != nil {
-		return 0, fmt.Errorf("natslog: batch commit: %w", err)
+		return batchAck{}, fmt.Errorf("natslog: batch commit: %w", err)
 	}
 	var ack batchAck
 	if err := json.Unmarshal(resp.Data, &ack); err != nil {
-		return 0, fmt.Errorf("natslog: batch commit: %w", err)
+		return batchAck{}, fmt.Errorf("natslog: batch commit: %w", err)
 	}
-	switch {
-	case ack.Error != nil && ack.Error.ErrCode == uint16(jetstream.JSErrCodeStreamWrongLastSequence):
-		return 0, fmt.Errorf("%w: batch of %d refused: %s", runlog.ErrLeaseLost, len(batch), ack.Error.Description)
-	case ack.Error != nil:
-		return 0, fmt.Errorf("natslog: batch of %d refused: %s (code %d)", len(batch), ack.Error.Description, ack.Error.ErrCode)
-	case ack.Count != len(batch):
-		return 0, fmt.Errorf("natslog: batch of %d acknowledged as %d", len(batch), ack.Count)
-	}
-	return ack.Seq, nil
+	return ack, nil
 }
 
 // errIsLost reports whether err says another replica took the run.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -37,11 +38,27 @@ func newWindowLog(t testing.TB, url string, window int) (*natslog.Log, *nats.Con
 // buffer between appends (Append copies). Two runs write at once, so that
 // their batches interleave on the stream.
 func TestWindowAppendRead(t *testing.T) {
-	const n = 2000
-	l, _ := newWindowLog(t, startNATS(t), 64)
+	testWindowRuns(t, startNATS(t), 64, 2, 2000)
+}
+
+// A server with room for two batches in flight on the stream refuses most
+// of those of 50 runs at once; each refused batch stored nothing and is
+// sent again, so every run still lands whole, once, in order.
+func TestWindowBatchesRefusedAndRetried(t *testing.T) {
+	testWindowRuns(t, startNATSLimits(t, natsserver.JSLimitOpts{MaxBatchInflightPerStream: 2}), 16, 50, 200)
+}
+
+// testWindowRuns writes runs runs of n events at once with the given
+// window, then reads each back.
+func testWindowRuns(t *testing.T, url string, window, runs, n int) {
+	l, _ := newWindowLog(t, url, window)
 	ctx := context.Background()
-	errs := make(chan error, 2)
-	for _, run := range []string{"w1", "w2"} {
+	var names []string
+	for i := range runs {
+		names = append(names, fmt.Sprint("w", i))
+	}
+	errs := make(chan error, runs)
+	for _, run := range names {
 		go func() {
 			errs <- func() error {
 				w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: run, Owner: "a"})
@@ -64,12 +81,15 @@ func TestWindowAppendRead(t *testing.T) {
 			}()
 		}()
 	}
-	for range 2 {
+	for range runs {
 		if err := <-errs; err != nil {
-			t.Fatal(err)
+			t.Error(err)
 		}
 	}
-	for _, run := range []string{"w1", "w2"} {
+	if t.Failed() {
+		return
+	}
+	for _, run := range names {
 		got, err := read(t, l, run, 0)
 		if err != nil || len(got) != n {
 			t.Fatalf("%s: %d entries, %v", run, len(got), err)
