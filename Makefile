@@ -12,11 +12,20 @@ BENCHTIME ?= 300ms
 
 # Modules nested in the repository, each with its own go.mod, so that the
 # core module never depends on what they need (a provider SDK, NATS, a peer
-# SDK). vet, lint and test cover each of them as they cover the root;
-# .ci/run reads this line to download their dependencies.
-MODULES  := adapters/openai adapters/anthropic runlog/nats bench
+# SDK; the agui command, for its --nats flag). vet, lint and test cover
+# each of them as they cover the root; .ci/run reads this line to download
+# their dependencies, and check-workspace holds go.work to it.
+MODULES  := adapters/openai adapters/anthropic runlog/nats bench cmd/agui
 
-.PHONY: all generate check-generated vet lint test check bench bench-report fuzz demo
+# go.work (at the root) joins the modules for people at a shell: it is what
+# lets `go run ./cmd/agui` and `go build -o bin/agui ./cmd/agui` work from
+# the root although cmd/agui is a module of its own. The targets below turn
+# it off: each module is vetted and tested against its own go.mod, which is
+# what someone who requires that module gets. (`./...` at the root names the
+# core module's packages alone, with or without go.work.)
+export GOWORK := off
+
+.PHONY: all generate check-generated check-workspace vet lint test check bench bench-report fuzz demo
 
 all: check
 
@@ -46,8 +55,16 @@ test:
 	$(GO) test -race -tags agui_noverify ./verify/... ./agui/server/...
 	@set -e; for m in $(MODULES); do echo "== test $$m"; (cd $$m && $(GO) test -race ./...); done
 
+# go.work names the root and every module of MODULES, no more, and the
+# command builds through it from the root (as the README says to run it).
+check-workspace:
+	@want="$$(printf '%s\n' . $(addprefix ./,$(MODULES)) | sort)"; \
+	have="$$(GOWORK= $(GO) work edit -json | sed -n 's/.*"DiskPath": "\(.*\)".*/\1/p' | sort)"; \
+	if [ "$$want" != "$$have" ]; then echo "go.work uses:"; echo "$$have"; echo "want . and MODULES:"; echo "$$want"; exit 1; fi
+	GOWORK= $(GO) build -o /dev/null ./cmd/agui
+
 # What CI runs: generated files current, vet and lint clean, tests green.
-check: check-generated vet lint test
+check: check-generated check-workspace vet lint test
 
 # Benchmarks, summarised with benchstat (figures are ratios against the
 # encoding/json baselines measured in the same run).
@@ -85,4 +102,4 @@ fuzz:
 # The main job: serve the demo agent and exercise it end to end over HTTP
 # (every scenario, each stream checked by both verifier profiles).
 demo:
-	$(GO) run ./cmd/agui demo --exercise
+	cd cmd/agui && $(GO) run . demo --exercise

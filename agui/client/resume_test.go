@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,63 +14,9 @@ import (
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/internal/tcpcut"
 	"github.com/agui-go/sdk/verify"
 )
-
-// cutProxy forwards TCP connections to backend; the first one is cut
-// (reset, both ways) once cutAfter bytes went from the server to the client.
-type cutProxy struct {
-	ln       net.Listener
-	backend  string
-	cutAfter int64
-	cuts     atomic.Int32
-	wg       sync.WaitGroup
-}
-
-func newCutProxy(t *testing.T, backend string, cutAfter int64) *cutProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, backend: backend, cutAfter: cutAfter}
-	p.wg.Add(1)
-	go p.serve()
-	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
-	return p
-}
-
-func (p *cutProxy) serve() {
-	defer p.wg.Done()
-	first := true
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		b, err := net.Dial("tcp", p.backend)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		cut := first
-		first = false
-		p.wg.Add(2)
-		go func() { defer p.wg.Done(); io.Copy(b, c); b.Close() }()
-		go func() {
-			defer p.wg.Done()
-			if cut {
-				io.CopyN(c, b, p.cutAfter)
-				p.cuts.Add(1)
-				c.(*net.TCPConn).SetLinger(0) // a reset, not a clean close
-			} else {
-				io.Copy(c, b)
-			}
-			c.Close()
-			b.Close()
-		}()
-	}
-}
 
 // chatty streams a text message of many deltas.
 func chatty(n int) server.Agent[server.NoState] {
@@ -124,14 +66,14 @@ func TestResumeAfterDroppedConnection(t *testing.T) {
 	agent := chatty(300)
 	srv := httptest.NewServer(durableMux(agent, server.WithDetach(time.Minute)))
 	defer srv.Close()
-	proxy := newCutProxy(t, srv.Listener.Addr().String(), 4<<10)
-	c, err := client.New("http://" + proxy.ln.Addr().String() + "/agent")
+	proxy := tcpcut.New(t, 4<<10, srv.Listener.Addr().String())
+	c, err := client.New(proxy.URL() + "/agent")
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}
 	got := runAll(t, c, in)
-	if proxy.cuts.Load() != 1 {
+	if proxy.Cuts() != 1 {
 		t.Fatal("the proxy did not cut the connection")
 	}
 
@@ -155,8 +97,8 @@ func TestResumeAfterDroppedConnection(t *testing.T) {
 func TestNoResumeWithoutIDs(t *testing.T) {
 	srv := httptest.NewServer(server.NewHandler(chatty(300)))
 	defer srv.Close()
-	proxy := newCutProxy(t, srv.Listener.Addr().String(), 4<<10)
-	c, _ := client.New("http://" + proxy.ln.Addr().String() + "/agent")
+	proxy := tcpcut.New(t, 4<<10, srv.Listener.Addr().String())
+	c, _ := client.New(proxy.URL() + "/agent")
 	var last error
 	for _, err := range c.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}) {
 		last = err

@@ -12,7 +12,9 @@ import (
 )
 
 // Dir returns the agui-spec/1.0 directory. It looks for ../shared/agui-spec
-// beside the module root (the directory holding go.mod), or uses
+// beside the repository root (the directory whose go.mod is the core
+// module's: tests of the nested modules, such as cmd/agui, run in a
+// directory below another go.mod first), or uses
 // $AGUI_SPEC_DIR (the agui-spec directory, which holds 1.0/) when set.
 func Dir() (string, error) {
 	if d := os.Getenv("AGUI_SPEC_DIR"); d != "" {
@@ -27,7 +29,7 @@ func Dir() (string, error) {
 		return "", err
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if isRoot(filepath.Join(dir, "go.mod")) {
 			spec := filepath.Join(dir, "..", "shared", "agui-spec", "1.0")
 			if _, err := os.Stat(filepath.Join(spec, "schema.json")); err != nil {
 				return "", fmt.Errorf("spectest: AG-UI test data not found at %s (set AGUI_SPEC_DIR to the agui-spec directory): %w", spec, err)
@@ -35,7 +37,7 @@ func Dir() (string, error) {
 			return spec, nil
 		}
 		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("spectest: no go.mod above %s", wd)
+			return "", fmt.Errorf("spectest: no go.mod of module %s above %s", rootModule, wd)
 		}
 	}
 }
@@ -123,3 +125,20 @@ func missing(t TB, err error) {
 
 // hint says where the data comes from.
 const hint = "the data is the spec/ directory (holding 1.0/) of the official ag-ui repository, github.com/ag-ui-protocol/ag-ui: put it at ../shared/agui-spec beside the repository or set AGUI_SPEC_DIR to it"
+
+// rootModule is the core module's path, which names the repository root.
+const rootModule = "github.com/agui-go/sdk"
+
+// isRoot reports whether the go.mod file at path declares the core module.
+func isRoot(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(data)) {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`) == rootModule
+		}
+	}
+	return false
+}

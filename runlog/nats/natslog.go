@@ -4,10 +4,13 @@
 // notices its lease expire and ends its runs with RUN_ERROR code RUN_LOST.
 //
 // Layout: one stream holds every run's events, one subject per run
-// (<prefix>.ev.<run>); a key-value bucket holds each run's description
-// (<prefix>_META) and another the leases (<prefix>_LEASE), renewed by the
-// owner every third of the lease time. A cancel is a core NATS message on
-// <prefix>.cancel.<run>, which only the owner listens to.
+// (<prefix>.ev.<run>), kept for the TTL; a key-value bucket holds each run's
+// description (<prefix>_META), kept Remember longer so that a run whose
+// events expired answers ErrExpired rather than ErrNotFound; another holds
+// the leases (<prefix>_LEASE), renewed by the owner every third of the lease
+// time. A read starts at the stream sequence of the first event it wants. A
+// cancel is a core NATS message on <prefix>.cancel.<run>, which only the
+// owner listens to.
 //
 // Every append carries the run's sequence in a header and expects the run's
 // previous message to be the last one on its subject, so a replica that
@@ -24,6 +27,7 @@ import (
 	"iter"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -45,11 +49,25 @@ type Options struct {
 	// Lease is how long a run outlives the last sign of life of its owner
 	// before another replica declares it lost. Default 5s.
 	Lease time.Duration
-	// TTL is how long run logs are kept (the stream's and the buckets' max
-	// age). Default 1 hour.
+	// TTL is how long run logs are kept (the stream's and the lease
+	// bucket's max age). Default 1 hour.
 	TTL time.Duration
+	// Remember is how long a run's description outlives its events, so
+	// that a run whose log expired answers ErrExpired (HTTP 410) rather
+	// than ErrNotFound (404) for that long. Default: TTL.
+	Remember time.Duration
 	// Memory keeps the stream in memory instead of on disk.
 	Memory bool
+	// Window, when positive, pipelines each run's appends: Append queues
+	// the event and returns, up to Window events ahead of the log (then it
+	// waits), and the queue goes to JetStream as atomic batches, each
+	// checked as a whole against the run's last message, so the "nothing
+	// after another replica's append" guarantee holds as with synchronous
+	// appends. A reader sees an event once its batch is in. The terminal
+	// event's Append and Close wait for the queue to drain; a batch that
+	// fails fails every later Append. 0 (the default): one acknowledged
+	// publish per event. Needs nats-server 2.12 or later.
+	Window int
 }
 
 // Log is a JetStream run log. Close stops its background work.
@@ -65,6 +83,11 @@ type Log struct {
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
+
+	// delivered counts the messages every Read received from JetStream,
+	// and probes seek's direct gets, so that tests can see how much of a
+	// run a resume reads, and how much it costs to find where to start.
+	delivered, probes atomic.Uint64
 }
 
 var _ runlog.Log = (*Log)(nil)
@@ -81,6 +104,9 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if opts.TTL <= 0 {
 		opts.TTL = time.Hour
 	}
+	if opts.Remember <= 0 {
+		opts.Remember = opts.TTL
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
@@ -95,11 +121,14 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 		Subjects: []string{l.subj + ".ev.*"},
 		MaxAge:   opts.TTL,
 		Storage:  storage,
+		// For Window's batches; it only allows them, so every replica sets
+		// it whatever its own Window, and none turns it off for the others.
+		AllowAtomicPublish: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream: %w", err)
 	}
-	l.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL, Storage: jetstream.StorageType(storage)})
+	l.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL + opts.Remember, Storage: jetstream.StorageType(storage)})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: meta bucket: %w", err)
 	}
@@ -134,12 +163,21 @@ func key(runID string) string { return base64.RawURLEncoding.EncodeToString([]by
 func (l *Log) evSubject(runID string) string     { return l.subj + ".ev." + key(runID) }
 func (l *Log) cancelSubject(runID string) string { return l.subj + ".cancel." + key(runID) }
 
-// meta is what the meta bucket holds per run.
+// meta is what the meta bucket holds per run. It is written when the run
+// starts and again when it ends (and, for a run that lasts, every half TTL
+// meanwhile), so that it outlives the run's last event by Remember.
 type meta struct {
 	ThreadID string    `json:"threadId"`
 	RunID    string    `json:"runId"`
 	Owner    string    `json:"owner"`
 	Started  time.Time `json:"started"`
+}
+
+// putMeta rewrites a run's description, which resets its age.
+func (l *Log) putMeta(ctx context.Context, m meta) error {
+	data, _ := json.Marshal(m)
+	_, err := l.meta.Put(ctx, key(m.RunID), data)
+	return err
 }
 
 // Start implements [runlog.Log].
@@ -158,7 +196,7 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	if _, err := l.lease.Put(ctx, key(info.RunID), []byte(info.Owner)); err != nil {
 		return nil, err
 	}
-	w := &writer{l: l, runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &writer{l: l, meta: m, metaAt: time.Now(), runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	sub, err := l.nc.Subscribe(l.cancelSubject(info.RunID), func(msg *nats.Msg) {
 		w.cancelOnce.Do(func() {
 			w.reason = string(msg.Data)
@@ -173,6 +211,9 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	if err := l.nc.Flush(); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, err
+	}
+	if l.opts.Window > 0 {
+		w.pipe = newPipe(w, l.opts.Window)
 	}
 	go w.renew()
 	return w, nil
@@ -194,36 +235,58 @@ func seqOf(h nats.Header) uint64 {
 
 // Info implements [runlog.Log].
 func (l *Log) Info(ctx context.Context, runID string) (runlog.Info, error) {
+	info, _, _, err := l.info(ctx, runID)
+	return info, err
+}
+
+// info is Info with the run's first and last messages (nil when it has
+// none).
+func (l *Log) info(ctx context.Context, runID string) (info runlog.Info, first, last *jetstream.RawStreamMsg, err error) {
 	e, err := l.meta.Get(ctx, key(runID))
 	if err != nil {
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			return runlog.Info{}, runlog.ErrNotFound
+			return runlog.Info{}, nil, nil, runlog.ErrNotFound
 		}
-		return runlog.Info{}, err
+		return runlog.Info{}, nil, nil, err
 	}
 	var m meta
 	if err := json.Unmarshal(e.Value(), &m); err != nil {
-		return runlog.Info{}, fmt.Errorf("natslog: run %q: %w", runID, err)
+		return runlog.Info{}, nil, nil, fmt.Errorf("natslog: run %q: %w", runID, err)
 	}
-	info := runlog.Info{ThreadID: m.ThreadID, RunID: m.RunID, Owner: m.Owner, First: 1, Started: m.Started}
-	last, err := l.last(ctx, runID)
+	info = runlog.Info{ThreadID: m.ThreadID, RunID: m.RunID, Owner: m.Owner, First: 1, Started: m.Started}
+	first, last, err = l.ends(ctx, runID)
 	if err != nil {
-		return runlog.Info{}, err
+		return runlog.Info{}, nil, nil, err
 	}
 	if last != nil {
-		info.Last = seqOf(last.Header)
+		info.First, info.Last = seqOf(first.Header), seqOf(last.Header)
 		if last.Header.Get(hdrTerminal) != "" {
 			info.Ended, info.EndedAt = true, last.Time
 		}
+		return info, first, last, nil
 	}
-	return info, nil
+	// No event kept: a live run that has sent none yet (it holds its
+	// lease, or has only just started), or a run whose events expired.
+	_, err = l.lease.Get(ctx, key(runID))
+	switch {
+	case err == nil:
+		return info, nil, nil, nil // live, nothing sent yet
+	case !errors.Is(err, jetstream.ErrKeyNotFound):
+		return runlog.Info{}, nil, nil, err
+	}
+	if time.Since(m.Started) < l.opts.Lease {
+		return info, nil, nil, nil
+	}
+	return runlog.Info{}, nil, nil, fmt.Errorf("%w: run %q kept none of its events", runlog.ErrExpired, runID)
 }
 
-// Read implements [runlog.Log]: an ordered consumer on the run's subject,
-// from its first message; entries up to after are skipped.
+// Read implements [runlog.Log]: an ordered consumer on the run's subject
+// that starts at the stream sequence of the event after `after` (found by
+// seek), so that a resume near the end of a long run is served without
+// reading the run again from its start.
 func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[runlog.Entry, error] {
 	return func(yield func(runlog.Entry, error) bool) {
-		info, err := l.Info(ctx, runID)
+		info, first, last, err := l.info(ctx, runID)
 		if err != nil {
 			yield(runlog.Entry{}, err)
 			return
@@ -235,10 +298,31 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 		if info.Ended && after == info.Last {
 			return
 		}
-		cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		if last != nil && after+1 < info.First {
+			yield(runlog.Entry{}, fmt.Errorf("%w: events before %d were dropped", runlog.ErrExpired, info.First))
+			return
+		}
+		// With nothing to skip (a live run with no event yet, or a read of
+		// all it kept), every message of the subject; otherwise from the
+		// stream sequence of event after+1.
+		cfg := jetstream.OrderedConsumerConfig{
 			FilterSubjects: []string{l.evSubject(runID)},
 			DeliverPolicy:  jetstream.DeliverAllPolicy,
-		})
+		}
+		if last != nil && after >= info.First {
+			if after == info.Last {
+				// Nothing kept is wanted: follow live from after the last.
+				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last.Sequence+1
+			} else {
+				start, err := l.seek(ctx, runID, first, last, after+1)
+				if err != nil {
+					yield(runlog.Entry{}, err)
+					return
+				}
+				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
+			}
+		}
+		cons, err := l.stream.OrderedConsumer(ctx, cfg)
 		if err != nil {
 			yield(runlog.Entry{}, err)
 			return
@@ -258,9 +342,10 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				yield(runlog.Entry{}, err)
 				return
 			}
+			l.delivered.Add(1)
 			h := msg.Headers()
 			seq := seqOf(h)
-			if seq <= after {
+			if seq <= after { // never, unless the start was too early
 				continue
 			}
 			e := runlog.Entry{Seq: seq, Data: msg.Data(), Terminal: h.Get(hdrTerminal) != ""}
@@ -356,6 +441,8 @@ func (l *Log) endLost(ctx context.Context, runID, owner string) error {
 // writer is the owner's handle on a run.
 type writer struct {
 	l       *Log
+	meta    meta
+	metaAt  time.Time // when meta was last written (renew's to rewrite)
 	runID   string
 	owner   string
 	subject string
@@ -363,6 +450,7 @@ type writer struct {
 
 	seq, streamSeq uint64 // the run's last sequence and its stream sequence
 	ended, lost    bool
+	pipe           *pipe // with Options.Window: the queue of appends
 
 	cancelOnce sync.Once
 	cancel     chan struct{}
@@ -373,11 +461,39 @@ type writer struct {
 }
 
 // Append implements [runlog.Writer]: one synchronous publish, which fails
-// with ErrLeaseLost if anything else was appended to the run meanwhile.
+// with ErrLeaseLost if anything else was appended to the run meanwhile (or,
+// with Options.Window, a queued one: see pipe).
 func (w *writer) Append(data []byte, terminal bool) (uint64, error) {
 	if w.ended {
 		return 0, runlog.ErrEnded
 	}
+	var seq uint64
+	var err error
+	if w.pipe != nil {
+		seq, err = w.pipe.append(data, terminal)
+	} else {
+		seq, err = w.appendSync(data, terminal)
+	}
+	if err == nil && terminal {
+		// The description is kept Remember longer than the events, counted
+		// from now: a reader after the events expired gets ErrExpired.
+		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
+		_ = w.l.putMeta(ctx, w.meta)
+		cancel()
+	}
+	return seq, err
+}
+
+// isLost reports whether another replica took the run.
+func (w *writer) isLost() bool {
+	if w.pipe != nil {
+		return errIsLost(w.pipe.failed())
+	}
+	return w.lost
+}
+
+// appendSync is Append without Options.Window.
+func (w *writer) appendSync(data []byte, terminal bool) (uint64, error) {
 	if w.lost {
 		return 0, runlog.ErrLeaseLost
 	}
@@ -427,6 +543,10 @@ func (w *writer) renew() {
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease/3)
 			_, _ = w.l.lease.Put(ctx, key(w.runID), []byte(w.owner))
+			// A run that outlasts the TTL keeps its description too.
+			if time.Since(w.metaAt) >= w.l.opts.TTL/2 && w.l.putMeta(ctx, w.meta) == nil {
+				w.metaAt = time.Now()
+			}
 			cancel()
 		}
 	}
@@ -441,8 +561,18 @@ func (w *writer) Close() error {
 		_ = w.sub.Unsubscribe()
 		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
 		defer cancel()
-		if !w.ended && !w.lost {
+		if w.pipe != nil {
+			defer w.pipe.close() // after the lost event below went out
+		}
+		if !w.ended && !w.isLost() {
 			if _, err := w.Append(runlog.LostEvent("the run's owner released it without ending it"), true); err != nil && !errors.Is(err, runlog.ErrLeaseLost) {
+				return
+			}
+		}
+		if w.pipe != nil {
+			if err := w.pipe.failed(); err != nil && !errIsLost(err) {
+				// Events were queued that never reached the log: keep the
+				// lease to expire, so that the lease watch ends the run.
 				return
 			}
 		}

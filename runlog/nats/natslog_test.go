@@ -19,10 +19,15 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // startNATS runs a real nats-server with JetStream in this process.
-func startNATS(t testing.TB) string {
+func startNATS(t testing.TB) string { return startNATSLimits(t, natsserver.JSLimitOpts{}) }
+
+// startNATSLimits is startNATS with JetStream limits other than the
+// defaults.
+func startNATSLimits(t testing.TB, limits natsserver.JSLimitOpts) string {
 	t.Helper()
 	s, err := natsserver.NewServer(&natsserver.Options{
 		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+		JetStreamLimits: limits,
 	})
 	if err != nil {
 		t.Fatal(err)

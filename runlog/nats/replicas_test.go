@@ -10,11 +10,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/internal/tcpcut"
 	"github.com/agui-go/sdk/verify"
 )
 
@@ -67,21 +71,34 @@ func gatedAgent(n, pause int, gate <-chan struct{}) server.Agent[server.NoState]
 
 // replica is one handler on the shared NATS server.
 type replica struct {
-	url string
-	srv *httptest.Server
+	url   string
+	srv   *httptest.Server
+	reads atomic.Int32 // requests to the run routes
 }
 
 func newReplica(t *testing.T, natsURL, name string, lease time.Duration, agent server.Agent[server.NoState]) *replica {
 	t.Helper()
 	l, _ := newLog(t, natsURL, lease)
+	return serveReplica(t, l, name, agent)
+}
+
+// serveReplica serves agent with durable runs on l (detach grace: a
+// minute), counting the requests to the run routes.
+func serveReplica(t *testing.T, l runlog.Log, name string, agent server.Agent[server.NoState]) *replica {
+	t.Helper()
 	h := server.NewHandler(agent, server.WithDurableRuns(l, server.AllowAll,
 		server.WithDetach(time.Minute), server.WithReplicaName(name)))
+	r := &replica{}
 	mux := http.NewServeMux()
 	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &replica{url: srv.URL, srv: srv}
+	mux.Handle("/agent/runs/", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.reads.Add(1)
+		h.ServeHTTP(w, req)
+	}))
+	r.srv = httptest.NewServer(mux)
+	r.url = r.srv.URL
+	t.Cleanup(r.srv.Close)
+	return r
 }
 
 func (r *replica) post(t testing.TB, thread, run string) *http.Response {
@@ -149,23 +166,63 @@ func uncut(t *testing.T, agent server.Agent[server.NoState], thread, run string)
 	return out
 }
 
-// Start on A, cut the client, reattach on B with Last-Event-ID: B serves
-// exactly the missing events and the halves make the uncut run.
+// Start on A through a proxy that resets the TCP connection mid-run (the
+// run waits at a gate meanwhile, so the cut is in its middle), then reattach
+// on B with Last-Event-ID: B serves exactly the missing events, following
+// the run live, and the halves make the uncut run.
 func TestReattachOnOtherReplica(t *testing.T) {
 	natsURL := startNATS(t)
 	gate := make(chan struct{})
 	agent := gatedAgent(40, 9, gate)
 	a := newReplica(t, natsURL, "a", time.Second, agent)
 	b := newReplica(t, natsURL, "b", time.Second, agent)
-	resp := a.post(t, "t", "r1")
-	head := readSSE(t, resp.Body, 6)
+	// The response up to the gate is about 1 KiB: the cut falls before it.
+	proxy := tcpcut.New(t, 600, a.srv.Listener.Addr().String())
+	resp := (&replica{url: proxy.URL()}).post(t, "t", "r1")
+	head := readSSE(t, resp.Body, -1) // until the reset
 	resp.Body.Close()
+	if proxy.Cuts() != 1 || len(head) == 0 || len(head) > 11 {
+		t.Fatalf("%d cuts, %d events before the cut", proxy.Cuts(), len(head))
+	}
 	close(gate)
 	resp = b.events(t, "r1", head[len(head)-1].id)
 	defer resp.Body.Close()
 	tail := readSSE(t, resp.Body, -1)
 	if err := checkWhole(t, append(head, tail...), uncut(t, gatedAgent(40, -1, nil), "t", "r1")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The Go client, cut off from A by a TCP reset, reconnects by itself with
+// Last-Event-ID; the proxy sends the new connection to B, which serves the
+// rest from the shared log. What the client delivers equals an uncut run.
+func TestClientReattachesToOtherReplica(t *testing.T) {
+	natsURL := startNATS(t)
+	agent := gatedAgent(300, -1, nil)
+	a := newReplica(t, natsURL, "a", time.Second, agent)
+	b := newReplica(t, natsURL, "b", time.Second, agent)
+	proxy := tcpcut.New(t, 4<<10, a.srv.Listener.Addr().String(), b.srv.Listener.Addr().String())
+	c, err := client.New(proxy.URL() + "/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for ev, err := range c.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := ev.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(data))
+	}
+	if proxy.Cuts() != 1 || b.reads.Load() != 1 || a.reads.Load() != 0 {
+		t.Fatalf("%d cuts, %d reattaches to A, %d to B; want 1, 0, 1", proxy.Cuts(), a.reads.Load(), b.reads.Load())
+	}
+	want := uncut(t, agent, "t", "r1")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the client delivered %d events, an uncut run has %d", len(got), len(want))
 	}
 }
 
@@ -263,6 +320,13 @@ func TestManyRunsCutAndReattached(t *testing.T) {
 		newReplica(t, natsURL, "b", 2*time.Second, agent),
 	}
 	const runs = manyRuns
+	// Every fifth run goes through a proxy that resets its connection
+	// after a few hundred bytes (made here: a helper may fail the test only
+	// from the test's goroutine).
+	proxies := map[int]*tcpcut.Proxy{}
+	for i := 0; i < runs; i += 5 {
+		proxies[i] = tcpcut.New(t, int64(200+i%7*80), reps[i%2].srv.Listener.Addr().String())
+	}
 	errs := make(chan error, runs)
 	var wg sync.WaitGroup
 	for i := range runs {
@@ -271,6 +335,9 @@ func TestManyRunsCutAndReattached(t *testing.T) {
 			defer wg.Done()
 			run := fmt.Sprintf("run-%d", i)
 			home, other := reps[i%2], reps[(i+1)%2]
+			if p := proxies[i]; p != nil {
+				home = &replica{url: p.URL()}
+			}
 			resp := home.post(t, "thread-"+run, run)
 			if resp.StatusCode != http.StatusOK {
 				data, _ := io.ReadAll(resp.Body)
@@ -279,14 +346,18 @@ func TestManyRunsCutAndReattached(t *testing.T) {
 				return
 			}
 			var frames []frame
-			if i%5 == 0 { // cut after a few events, reattach elsewhere
-				frames = readSSE(t, resp.Body, 1+i%7)
+			if p := proxies[i]; p != nil { // cut by the proxy, reattach elsewhere
+				frames = readSSE(t, resp.Body, -1)
 				resp.Body.Close()
-				if len(frames) == 0 {
-					errs <- fmt.Errorf("%s: no event before the cut", run)
+				if p.Cuts() != 1 {
+					errs <- fmt.Errorf("%s: the proxy did not cut the connection", run)
 					return
 				}
-				r2 := other.events(t, run, frames[len(frames)-1].id)
+				last := "" // a cut before the first event: read the whole run
+				if len(frames) > 0 {
+					last = frames[len(frames)-1].id
+				}
+				r2 := other.events(t, run, last)
 				frames = append(frames, readSSE(t, r2.Body, -1)...)
 				r2.Body.Close()
 			} else {
@@ -309,22 +380,40 @@ func TestManyRunsCutAndReattached(t *testing.T) {
 	}
 }
 
-// BenchmarkAppend is JetStream append throughput for one run: each append
-// is one publish acknowledged by the server (in process, memory storage).
+// BenchmarkAppend is JetStream append throughput for one run (in process,
+// memory storage), as events per second: "sync" is one publish acknowledged
+// by the server per event (Options.Window 0, the default); "window=N"
+// queues up to N events and sends them as atomic batches. Each iteration
+// is one event; the terminal event at the end, whose Append waits until
+// everything is in the log, is timed too, so the figure counts only events
+// that are in the log.
 func BenchmarkAppend(b *testing.B) {
-	l, _ := newLog(b, startNATS(b), 5*time.Second)
-	w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "bench", Owner: "a"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
+	url := startNATS(b)
 	data := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"Hello, wor"}`)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(data)))
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := w.Append(data, false); err != nil {
-			b.Fatal(err)
+	for _, window := range []int{0, 16, 64, 256} {
+		name := "sync"
+		if window > 0 {
+			name = fmt.Sprintf("window=%d", window)
 		}
+		b.Run(name, func(b *testing.B) {
+			l, _ := newWindowLog(b, url, window)
+			w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: runlog.NewRunID(), Owner: "a"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			b.ResetTimer()
+			for range b.N {
+				if _, err := w.Append(data, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := w.Append(data, true); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
-const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise] [--resumable] [--detach D]
+const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise] [--resumable] [--nats URL] [--detach D]
 
 Serves the built-in demo agent at http://HOST:PORT/agent until interrupted
 (Ctrl-C), and prints its URL. It needs no model and no API key, and one run
@@ -38,6 +38,12 @@ id, runs are kept in memory, and anyone may read a run again
 (POST /agent/runs/RUN_ID/cancel). --detach D also keeps a run going for D
 after its last client left, so that the client can reattach.
 
+--nats URL keeps the runs in a JetStream log on that NATS server instead of
+in memory (and implies --resumable): several demos sharing one NATS server
+are replicas of one agent, any of them can replay or cancel a run another
+one serves, and a replica that dies has its runs ended as lost. The server
+needs JetStream enabled (nats-server -js).
+
 flags:
 `
 
@@ -58,6 +64,7 @@ func runDemo(env *Env, args []string) int {
 	exercise := fs.Bool("exercise", false, "serve, run every scenario against the server, and exit")
 	resumable := fs.Bool("resumable", false, "durable runs: number events, keep runs in a memory log, serve /agent/runs/{runId}/events and /cancel to everyone")
 	detach := fs.Duration("detach", 0, "keep a run going for this `duration` after its last client left, for it to reattach (implies -resumable)")
+	natsURL := fs.String("nats", "", "keep durable runs in a JetStream log on the NATS server at this `URL` (implies -resumable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -73,17 +80,29 @@ func runDemo(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "agui demo: -detach %v is negative\n", *detach)
 		return ExitUsage
 	}
+	ctx, stop := demoContext()
+	defer stop()
 	var opts []server.HandlerOption
-	if *resumable || *detach > 0 {
+	if *resumable || *detach > 0 || *natsURL != "" {
 		var durable []server.DurableOption
 		if *detach > 0 {
 			durable = append(durable, server.WithDetach(*detach))
 		}
+		var log runlog.Log = runlog.NewMemory(runlog.MemoryOptions{})
+		if *natsURL != "" {
+			nl, closeLog, err := openNATSLog(ctx, *natsURL)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
+				return ExitRejected
+			}
+			// Deferred before anything serves, so it runs after the server
+			// stopped and its last runs appended their terminal events.
+			defer closeLog()
+			log = nl
+		}
 		// The demo guards nothing: every run may be read and cancelled.
-		opts = append(opts, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll, durable...))
+		opts = append(opts, server.WithDurableRuns(log, server.AllowAll, durable...))
 	}
-	ctx, stop := demoContext()
-	defer stop()
 	if *exercise {
 		return exerciseDemo(ctx, env, fs, *addr, opts)
 	}

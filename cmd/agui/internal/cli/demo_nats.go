@@ -1,0 +1,36 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agui-go/sdk/agui/server/runlog"
+	natslog "github.com/agui-go/sdk/runlog/nats"
+)
+
+// natsTimeout bounds connecting to the NATS server and creating the run
+// log's stream and buckets, so that a wrong URL fails the command quickly
+// rather than leaving it waiting.
+const natsTimeout = 10 * time.Second
+
+// openNATSLog connects to the NATS server at url and opens the JetStream
+// run log on it. The returned close function stops the log's lease watch
+// and then closes the connection; it must run after the server has stopped,
+// since runs still ending append through the connection.
+func openNATSLog(ctx context.Context, url string) (runlog.Log, func(), error) {
+	nc, err := nats.Connect(url, nats.Name("agui demo"), nats.Timeout(natsTimeout))
+	if err != nil {
+		return nil, nil, fmt.Errorf("connecting to NATS at %s: %w", url, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, natsTimeout)
+	defer cancel()
+	l, err := natslog.New(ctx, nc, natslog.Options{})
+	if err != nil {
+		nc.Close()
+		return nil, nil, fmt.Errorf("opening the run log on NATS at %s (is JetStream enabled?): %w", url, err)
+	}
+	return l, func() { l.Close(); nc.Close() }, nil
+}

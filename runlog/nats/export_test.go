@@ -1,0 +1,9 @@
+package natslog
+
+// Delivered is how many messages the log's reads have received from
+// JetStream so far.
+func (l *Log) Delivered() uint64 { return l.delivered.Load() }
+
+// Probes is how many direct gets the log's reads made to find where to
+// start.
+func (l *Log) Probes() uint64 { return l.probes.Load() }

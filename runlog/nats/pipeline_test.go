@@ -1,0 +1,167 @@
+package natslog_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agui-go/sdk/agui/server/runlog"
+	natslog "github.com/agui-go/sdk/runlog/nats"
+)
+
+// newWindowLog is newLog with Options.Window.
+func newWindowLog(t testing.TB, url string, window int) (*natslog.Log, *nats.Conn) {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 5 * time.Second, Memory: true, Window: window})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(); nc.Close() })
+	return l, nc
+}
+
+// With a window, appends return before their batch is acknowledged, yet
+// the log holds every event once, in order, numbered as Append said, and
+// the terminal Append returns once all of it is in. The caller reuses its
+// buffer between appends (Append copies). Two runs write at once, so that
+// their batches interleave on the stream.
+func TestWindowAppendRead(t *testing.T) {
+	testWindowRuns(t, startNATS(t), 64, 2, 2000)
+}
+
+// A server with room for two batches in flight on the stream refuses most
+// of those of 50 runs at once; each refused batch stored nothing and is
+// sent again, so every run still lands whole, once, in order.
+func TestWindowBatchesRefusedAndRetried(t *testing.T) {
+	testWindowRuns(t, startNATSLimits(t, natsserver.JSLimitOpts{MaxBatchInflightPerStream: 2}), 16, 50, 200)
+}
+
+// testWindowRuns writes runs runs of n events at once with the given
+// window, then reads each back.
+func testWindowRuns(t *testing.T, url string, window, runs, n int) {
+	l, _ := newWindowLog(t, url, window)
+	ctx := context.Background()
+	var names []string
+	for i := range runs {
+		names = append(names, fmt.Sprint("w", i))
+	}
+	errs := make(chan error, runs)
+	for _, run := range names {
+		go func() {
+			errs <- func() error {
+				w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: run, Owner: "a"})
+				if err != nil {
+					return err
+				}
+				defer w.Close()
+				buf := make([]byte, 0, 32)
+				for i := 1; i <= n; i++ {
+					buf = fmt.Appendf(buf[:0], `{"n":%d}`, i)
+					seq, err := w.Append(buf, i == n)
+					if err != nil || seq != uint64(i) {
+						return fmt.Errorf("%s: append %d: seq %d, %v", run, i, seq, err)
+					}
+				}
+				if _, err := w.Append([]byte(`{}`), false); !errors.Is(err, runlog.ErrEnded) {
+					return fmt.Errorf("%s: append after the end: %v", run, err)
+				}
+				return nil
+			}()
+		}()
+	}
+	for range runs {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	for _, run := range names {
+		got, err := read(t, l, run, 0)
+		if err != nil || len(got) != n {
+			t.Fatalf("%s: %d entries, %v", run, len(got), err)
+		}
+		for i, e := range got {
+			if e.Seq != uint64(i+1) || string(e.Data) != fmt.Sprintf(`{"n":%d}`, i+1) || e.Terminal != (i == n-1) {
+				t.Fatalf("%s: entry %d: %d %s %v", run, i, e.Seq, e.Data, e.Terminal)
+			}
+		}
+	}
+}
+
+// A message another replica appended (here: a RUN_LOST published as the
+// lease watch does) makes the next batch fail as a whole: the owner's
+// Append reports ErrLeaseLost, and nothing of the owner's lands after it.
+func TestWindowLeaseLost(t *testing.T) {
+	l, nc := newWindowLog(t, startNATS(t), 8)
+	ctx := context.Background()
+	w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "taken", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Append([]byte(`{"n":1}`), false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, l, "taken", 1)
+	info, err := l.Info(ctx, "taken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := jetstream.New(nc)
+	subject := "agui_runlog.ev." + base64.RawURLEncoding.EncodeToString([]byte("taken"))
+	last, err := js.Stream(ctx, "AGUI_RUNLOG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastMsg, err := last.GetLastMsgForSubject(ctx, subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := nats.NewMsg(subject)
+	lost.Header.Set("Agui-Seq", fmt.Sprint(info.Last+1))
+	lost.Header.Set("Agui-Terminal", "1")
+	lost.Data = runlog.LostEvent("taken over by the test")
+	if _, err := js.PublishMsg(ctx, lost, jetstream.WithExpectLastSequencePerSubject(lastMsg.Sequence)); err != nil {
+		t.Fatal(err)
+	}
+	var appendErr error
+	for i := 2; i < 100 && appendErr == nil; i++ {
+		_, appendErr = w.Append(fmt.Appendf(nil, `{"n":%d}`, i), i == 99)
+	}
+	if !errors.Is(appendErr, runlog.ErrLeaseLost) {
+		t.Fatalf("the owner's appends after the takeover: %v", appendErr)
+	}
+	got, err := read(t, l, "taken", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !got[1].Terminal || !strings.Contains(string(got[1].Data), "RUN_LOST") {
+		t.Fatalf("the log after the takeover: %+v", got)
+	}
+}
+
+// waitFor waits until the run's log holds seq (a queued append is in the
+// log once its batch is acknowledged).
+func waitFor(t *testing.T, l *natslog.Log, run string, seq uint64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if info, err := l.Info(context.Background(), run); err == nil && info.Last >= seq {
+			return
+		}
+	}
+	t.Fatalf("run %s never reached event %d", run, seq)
+}
