@@ -28,13 +28,16 @@ func (e *emitter) acquireOut() {
 // releaseOut gives out back to the pool; its content is dropped. Called with
 // mu held.
 func (e *emitter) releaseOut() {
-	if e.box == nil {
-		e.out = nil
+	putBuffer(e.box, e.out)
+	e.box, e.out = nil, nil
+}
+
+// putBuffer gives b, taken from the pool as box, back to it (a nil box was
+// not taken from it).
+func putBuffer(box *[]byte, b []byte) {
+	if box == nil || cap(b) > maxPooled {
 		return
 	}
-	if cap(e.out) <= maxPooled {
-		*e.box = e.out[:0]
-		bufferPool.Put(e.box)
-	}
-	e.box, e.out = nil, nil
+	*box = b[:0]
+	bufferPool.Put(box)
 }

@@ -311,47 +311,85 @@ func reject(w http.ResponseWriter, status int, code, message string) {
 }
 
 // sseSink writes frames to an HTTP response. Frames accumulate in the
-// emitter's buffer (guarded by the emitter's mutex, like everything here) and
-// are written by flush: from a timer's function when the agent pauses or the
-// latency budget ends, or from the emitting goroutine itself when the buffer
-// is over its bound, which is how a slow client slows the agent down.
+// emitter's buffer (guarded by the emitter's mutex, like every field here
+// but the write path's own) and are handed, a buffer at a time, to a writer
+// that writes them with the mutex released, so that the agent goes on
+// encoding while the connection is busy:
 //
-// An idle stream holds no goroutine and no buffer of its own: the timers
-// start a goroutine only when they fire, and the buffer goes back to a pool
-// after every write (see [emitter.acquireOut]). That is what keeps an idle run close
-// to what net/http itself spends on an open response.
+//   - RUN_STARTED and the terminal event are due at once, so the client sees
+//     the run start and end without waiting for any budget or bound;
+//   - the first event after a pause is due at once too; events that follow
+//     it within the latency budget wait for the rest of the budget (a timer)
+//     and share one write, unless a write's worth (writePiece) builds up
+//     first;
+//   - at most one write is in flight (writing is the write lock), and while
+//     it is, the emitting goroutine waits once the buffer holds maxBuffered:
+//     that is how a slow client slows the agent down.
+//
+// The writer is the goroutine that found a batch due: a timer's function, a
+// goroutine the emit path starts for it, or close. It writes every batch that
+// falls due while it writes and then ends, so an idle stream holds no
+// goroutine and no buffer of its own: the buffers go back to a pool after
+// every write (see [emitter.acquireOut]). That is what keeps an idle run
+// close to what net/http itself spends on an open response.
 type sseSink struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	cfg handlerConfig
 	e   *emitter
 
-	// flushTimer writes what is buffered; keepTimer writes a keep-alive
-	// (nil without keep-alives). Each is armed at most once at a time
-	// (flushArmed, keepArmed, under e.mu), and pending counts the armed
-	// ones, so close can wait for a function that already started.
+	// flushTimer makes the buffer due when the latency budget ends;
+	// keepTimer writes a keep-alive (nil without keep-alives). Each is armed
+	// at most once at a time (flushArmed, keepArmed, under e.mu), and pending
+	// counts the armed ones and the running writers, so close can wait for
+	// every goroutine that may still touch the response.
 	flushTimer *time.Timer
 	keepTimer  *time.Timer
 	flushArmed bool
 	keepArmed  bool
 	pending    sync.WaitGroup
 
+	// writing is set while a writer owns the response; only that writer
+	// touches w, rc and noDeadline. room is signalled, with e.mu as its
+	// lock, whenever a writer takes a batch or ends: an emitter waiting for
+	// the buffer to drain, and close, wait on it.
+	writing bool
+	room    sync.Cond
+	// due is set when what is buffered must be written without waiting for
+	// the latency budget: it holds RUN_STARTED or a terminal event, the
+	// budget is zero, or the sink is closing.
+	due bool
+	// batch and batchBox are the buffer handed to a writer the emit path
+	// starts (a field, not an argument, so starting it allocates nothing);
+	// startWriter is s.writeHandedOff, bound once.
+	batch       []byte
+	batchBox    *[]byte
+	startWriter func()
+
 	closed bool // under e.mu; once set nothing is written
-	// lastWrite is when bytes last went to the client (under e.mu): a
-	// keep-alive is due when it is a whole interval ago, and the latency
-	// budget runs from it.
+	// lastWrite is when a write last ended (under e.mu): a keep-alive is
+	// due when it is a whole interval ago, and the latency budget runs from
+	// it.
 	lastWrite time.Time
-	// noDeadline is set (under e.mu) once the writer turned out not to
-	// support write deadlines, so the write path stops asking: each refusal
-	// is an error value allocated for nothing.
+	// noDeadline is set once the writer turned out not to support write
+	// deadlines, so the write path stops asking: each refusal is an error
+	// value allocated for nothing. Only the writer touches it.
 	noDeadline bool
 }
 
 // writePiece is the most the sink hands to the connection under one write
 // deadline. A long write is cut into pieces and each gets the whole interval,
 // so the deadline bounds the time without progress, not the time a large
-// write takes a slow reader.
-const writePiece = 8 << 10
+// write takes a slow reader. net/http holds up to 4 KiB of the connection in
+// its own buffer, so under one deadline the client takes at most a piece and
+// that much: 8 KiB, the figure WithWriteTimeout documents.
+const writePiece = 4 << 10
+
+// writeBatch is how much the buffer holds before it is due without waiting
+// for the rest of the latency budget: enough to make a write worth its
+// system calls, little enough that the client starts reading while the agent
+// is still encoding what follows.
+const writeBatch = 8 << 10
 
 func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 	s := &sseSink{
@@ -360,6 +398,7 @@ func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 		cfg:       cfg,
 		lastWrite: time.Now(),
 	}
+	s.startWriter = s.writeHandedOff
 	s.flushTimer = time.AfterFunc(time.Hour, s.onFlushTimer)
 	s.flushTimer.Stop()
 	return s
@@ -367,6 +406,7 @@ func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 
 // start arms the keep-alive timer, once the emitter is in place.
 func (s *sseSink) start() {
+	s.room.L = &s.e.mu
 	if s.cfg.keepAlive <= 0 {
 		return
 	}
@@ -385,80 +425,176 @@ func newProtobufSink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 	return newSSESink(w, cfg)
 }
 
-func (s *sseSink) deliver(e *emitter, _ agui.Event) error {
-	if len(e.out) >= s.cfg.maxBuffered || s.cfg.flushLatency <= 0 {
-		return s.flush()
+func (s *sseSink) deliver(e *emitter, ev agui.Event) error {
+	terminal := false
+	switch ev.Type() {
+	case agui.EventTypeRunStarted:
+		s.due = true
+	case agui.EventTypeRunFinished, agui.EventTypeRunError:
+		s.due, terminal = true, true
 	}
-	if !s.flushArmed {
-		// The first event after a pause goes out at once (from the timer's
-		// goroutine, so the agent does not wait for the write); later ones
-		// wait for the rest of the latency budget and share one write.
-		wait := s.cfg.flushLatency - time.Since(s.lastWrite)
-		s.flushArmed = true
+	if s.cfg.flushLatency <= 0 {
+		s.due = true
+	}
+	if !s.writing {
+		if s.takeDue() {
+			s.pending.Add(1)
+			go s.startWriter()
+		}
+		return nil
+	}
+	// A write is in flight; the writer takes what is due when it ends.
+	// Past the bound the emitter waits for it, except with the terminal
+	// event: nothing may be emitted after it while its sender waits.
+	for !terminal && s.writing && len(e.out) >= s.cfg.maxBuffered {
+		s.room.Wait()
+	}
+	if e.broken != nil {
+		return e.broken
+	}
+	if !s.writing && s.takeDue() { // the writer ended while we waited
 		s.pending.Add(1)
-		s.flushTimer.Reset(max(wait, 0))
+		go s.startWriter()
 	}
 	return nil
 }
 
-// flush writes the buffered frames, flushes the response and gives the
-// buffer back to the pool. Called with e.mu held.
-func (s *sseSink) flush() error {
-	if s.closed || len(s.e.out) == 0 {
-		return nil
+// takeDue hands the buffer to a writer (s.batch, s.writing set) if it is
+// due: marked due, a write's worth, or a whole latency budget after the last
+// write. Otherwise it arms the flush timer for the rest of the budget.
+// Called with e.mu held and no writer running.
+func (s *sseSink) takeDue() bool {
+	e := s.e
+	if s.closed || e.broken != nil || len(e.out) == 0 {
+		return false
 	}
-	err := s.write(s.e.out)
-	s.e.releaseOut()
-	s.lastWrite = time.Now()
-	if err == nil {
-		if err = s.rc.Flush(); errors.Is(err, http.ErrNotSupported) {
-			err = nil
+	if !s.due && len(e.out) < writeBatch {
+		if s.flushArmed {
+			return false // the timer makes it due
+		}
+		if wait := s.cfg.flushLatency - time.Since(s.lastWrite); wait > 0 {
+			s.flushArmed = true
+			s.pending.Add(1)
+			s.flushTimer.Reset(wait)
+			return false
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrClientDisconnected, err)
+	s.batch, s.batchBox = e.out, e.box
+	e.out, e.box = nil, nil
+	s.due = false
+	s.writing = true
+	return true
+}
+
+// takeAny is takeDue for a writer that has just written: whatever the agent
+// emitted during the write is taken whether it is due or not, since it
+// costs no system call of its own (net/http's buffer joins it to the bytes
+// before it) and a write in flight means the stream is not pausing.
+func (s *sseSink) takeAny() bool {
+	if len(s.e.out) > 0 {
+		s.due = true
 	}
-	return nil
+	return s.takeDue()
+}
+
+// writeHandedOff is the writer the emit path starts for s.batch.
+func (s *sseSink) writeHandedOff() {
+	defer s.pending.Done()
+	s.e.mu.Lock()
+	s.drain()
+	s.e.mu.Unlock()
+}
+
+// drain writes s.batch, and then every batch that falls due meanwhile,
+// with e.mu released around each write, and flushes the response when no
+// batch is left: batches that follow each other share net/http's buffer and
+// system calls. It ends the write lock when nothing more is due. A failed
+// write means the client is gone: it fails the emitter, which cancels the
+// run. Called with e.mu held and s.writing set by takeDue; returns with e.mu
+// held.
+func (s *sseSink) drain() {
+	e := s.e
+	for {
+		data, box := s.batch, s.batchBox
+		s.batch, s.batchBox = nil, nil
+		e.mu.Unlock()
+		err := s.write(data)
+		e.mu.Lock()
+		putBuffer(box, data)
+		s.lastWrite = time.Now()
+		if err == nil && s.takeAny() {
+			s.room.Broadcast()
+			continue
+		}
+		if err == nil {
+			// Nothing more is due: push what net/http holds to the client.
+			e.mu.Unlock()
+			err = s.flushResponse()
+			e.mu.Lock()
+		}
+		s.lastWrite = time.Now()
+		s.writing = false
+		if err != nil {
+			e.fail(fmt.Errorf("%w: %w", ErrClientDisconnected, err))
+		} else if s.takeAny() { // something came during the flush
+			s.room.Broadcast()
+			continue
+		}
+		s.room.Broadcast()
+		return
+	}
 }
 
 // write hands b to the response in pieces of at most writePiece bytes,
-// renewing the write deadline before each: a client that keeps reading, however
-// slowly, keeps the stream; one that reads nothing for the interval loses it.
+// renewing the write deadline before each: a client that keeps reading,
+// however slowly, keeps the stream; one that reads nothing for the interval
+// loses it. Only the writer calls it, without e.mu.
 func (s *sseSink) write(b []byte) error {
 	for len(b) > 0 {
 		n := min(len(b), writePiece)
-		if s.cfg.writeTimeout > 0 && !s.noDeadline {
-			if err := s.rc.SetWriteDeadline(time.Now().Add(s.cfg.writeTimeout)); errors.Is(err, http.ErrNotSupported) {
-				s.noDeadline = true // nothing to extend, now or later
-			}
-		}
+		s.renewDeadline()
 		if _, err := s.w.Write(b[:n]); err != nil {
 			return err
-		}
-		if n < len(b) {
-			// Push the piece through net/http's buffers now, so that it
-			// is written under its own deadline.
-			if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-				return err
-			}
 		}
 		b = b[n:]
 	}
 	return nil
 }
 
-// onFlushTimer flushes from the timer's goroutine; a failed write means the
-// client is gone, which fails the emitter and cancels the run.
+// flushResponse pushes what net/http buffers (at most 4 KiB) to the client,
+// under a deadline of its own.
+func (s *sseSink) flushResponse() error {
+	s.renewDeadline()
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+// renewDeadline gives the connection a write deadline of the write timeout
+// from now, if there is one and the writer supports it.
+func (s *sseSink) renewDeadline() {
+	if s.cfg.writeTimeout <= 0 || s.noDeadline {
+		return
+	}
+	if err := s.rc.SetWriteDeadline(time.Now().Add(s.cfg.writeTimeout)); errors.Is(err, http.ErrNotSupported) {
+		s.noDeadline = true // nothing to extend, now or later
+	}
+}
+
+// onFlushTimer runs when the latency budget ends: what is buffered is due,
+// and the timer's goroutine writes it unless a writer already runs.
 func (s *sseSink) onFlushTimer() {
 	defer s.pending.Done()
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
 	s.flushArmed = false
-	if s.closed || s.e.broken != nil {
+	if s.closed || s.e.broken != nil || len(s.e.out) == 0 {
 		return
 	}
-	if err := s.flush(); err != nil {
-		s.e.fail(err)
+	s.due = true
+	if !s.writing && s.takeDue() {
+		s.drain()
 	}
 }
 
@@ -474,15 +610,20 @@ func (s *sseSink) onKeepTimer() {
 		return
 	}
 	next := s.cfg.keepAlive
-	if idle := time.Since(s.lastWrite); idle < s.cfg.keepAlive {
-		next = s.cfg.keepAlive - idle
+	if idle := time.Since(s.lastWrite); s.writing || idle < s.cfg.keepAlive {
+		if !s.writing {
+			next = s.cfg.keepAlive - idle
+		}
 	} else {
 		if len(s.e.out) == 0 {
 			s.e.acquireOut()
 			s.e.out = append(s.e.out, ": keep-alive\n\n"...)
 		}
-		if err := s.flush(); err != nil {
-			s.e.fail(err)
+		s.due = true
+		if s.takeDue() {
+			s.drain()
+		}
+		if s.closed || s.e.broken != nil {
 			return
 		}
 	}
@@ -491,14 +632,20 @@ func (s *sseSink) onKeepTimer() {
 	s.keepTimer.Reset(next)
 }
 
-// close stops the timers, writes what is left and closes the sink for good.
-// It returns once no timer function can touch the response any more.
+// close writes what is left, waits for the writer, and closes the sink for
+// good. It returns once no goroutine can touch the response any more.
 func (s *sseSink) close() {
-	s.e.mu.Lock()
-	if s.e.broken == nil {
-		if err := s.flush(); err != nil {
-			s.e.fail(err)
+	e := s.e
+	e.mu.Lock()
+	s.due = true
+	for {
+		for s.writing {
+			s.room.Wait()
 		}
+		if !s.takeDue() {
+			break
+		}
+		s.drain()
 	}
 	s.closed = true
 	if s.flushArmed && s.flushTimer.Stop() {
@@ -509,7 +656,7 @@ func (s *sseSink) close() {
 		s.keepArmed = false
 		s.pending.Done()
 	}
-	s.e.releaseOut()
-	s.e.mu.Unlock()
+	e.releaseOut()
+	e.mu.Unlock()
 	s.pending.Wait() // a function that had already started sees closed and returns
 }
