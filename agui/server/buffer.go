@@ -5,9 +5,11 @@ import "sync"
 // bufferPool holds the write buffers of the streams that are not writing. A
 // stream takes one when it encodes an event and gives it back once the frames
 // are written, so many idle runs share a handful of buffers instead of each
-// holding one of the size of its largest burst.
+// holding one of the size of its largest burst. A new buffer has room for a
+// batch (writeBatch) and the frame that completes it, so that a busy stream
+// does not grow each buffer it takes in steps.
 var bufferPool = sync.Pool{New: func() any {
-	b := make([]byte, 0, 4<<10)
+	b := make([]byte, 0, writeBatch+writeBatch/2)
 	return &b
 }}
 

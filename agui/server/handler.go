@@ -58,10 +58,12 @@ const (
 // (application/vnd.ag-ui.event+proto, or application/*), or admits it and
 // not SSE, the stream is that binding instead: each event a length-prefixed
 // ag_ui.Event message (package protoframe), checked by the same verifier,
-// with no keep-alives. A bare */* gets SSE. Events are flushed as soon as the agent pauses;
+// with no keep-alives. A bare */* gets SSE. RUN_STARTED and the terminal
+// event are flushed at once, and other events as soon as the agent pauses;
 // under load, consecutive events are coalesced into one write within a small
-// latency budget ([WithFlushLatency]), and at most a bounded amount is ever
-// buffered: a client that reads slowly slows the agent down.
+// latency budget ([WithFlushLatency]) and written while the agent goes on,
+// and at most a bounded amount is ever buffered: a client that reads slowly
+// slows the agent down.
 //
 // The run is cancelled when the request's context ends, with a cause that
 // says why: [ErrClientDisconnected] when net/http cancelled it (the client
@@ -311,84 +313,93 @@ func reject(w http.ResponseWriter, status int, code, message string) {
 }
 
 // sseSink writes frames to an HTTP response. Frames accumulate in the
-// emitter's buffer (guarded by the emitter's mutex, like every field here
-// but the write path's own) and are handed, a buffer at a time, to a writer
-// that writes them with the mutex released, so that the agent goes on
-// encoding while the connection is busy:
+// emitter's buffer (under the emitter's mutex, like every field here but the
+// writer's own) and are handed, a buffer at a time, to a writer that writes
+// them with the mutex released, so that the agent goes on encoding while the
+// connection is busy:
 //
 //   - RUN_STARTED and the terminal event are due at once, so the client sees
-//     the run start and end without waiting for any budget or bound;
-//   - the first event after a pause is due at once too; events that follow
-//     it within the latency budget wait for the rest of the budget (a timer)
-//     and share one write, unless a write's worth (writePiece) builds up
-//     first;
-//   - at most one write is in flight (writing is the write lock), and while
-//     it is, the emitting goroutine waits once the buffer holds maxBuffered:
-//     that is how a slow client slows the agent down.
+//     a run start and end without waiting for a budget or a bound;
+//   - the first event after a pause is written at once too; events that
+//     follow it within the latency budget wait for the rest of the budget (a
+//     timer) and share one write, unless a batch's worth (writeBatch) builds
+//     up first;
+//   - at most one write is in flight (writing is the write lock); when it
+//     ends, the writer takes whatever the agent emitted meanwhile, and while
+//     it lasts the emitting goroutine waits once what is in flight and what
+//     is buffered reach maxBuffered: that is how a slow client slows the
+//     agent down.
 //
-// The writer is the goroutine that found a batch due: a timer's function, a
-// goroutine the emit path starts for it, or close. It writes every batch that
-// falls due while it writes and then ends, so an idle stream holds no
-// goroutine and no buffer of its own: the buffers go back to a pool after
-// every write (see [emitter.acquireOut]). That is what keeps an idle run
-// close to what net/http itself spends on an open response.
+// The writer is the goroutine that found a batch due: one the emit path
+// starts, a timer's function, or close. It ends when there is nothing left
+// to take, so an idle stream holds no goroutine and no buffer of its own:
+// the buffers go back to a pool after every write (see
+// [emitter.acquireOut]). That is what keeps an idle run close to what
+// net/http itself spends on an open response.
 type sseSink struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	cfg handlerConfig
 	e   *emitter
 
-	// flushTimer makes the buffer due when the latency budget ends;
+	// flushTimer makes what is buffered due when the latency budget ends;
 	// keepTimer writes a keep-alive (nil without keep-alives). Each is armed
-	// at most once at a time (flushArmed, keepArmed, under e.mu), and pending
-	// counts the armed ones and the running writers, so close can wait for
-	// every goroutine that may still touch the response.
+	// at most once at a time (flushArmed, keepArmed), and pending counts the
+	// armed ones and the writer the emit path started, so that close can
+	// wait for every goroutine that may still touch the response.
 	flushTimer *time.Timer
 	keepTimer  *time.Timer
 	flushArmed bool
 	keepArmed  bool
 	pending    sync.WaitGroup
 
-	// writing is set while a writer owns the response; only that writer
-	// touches w, rc and noDeadline. room is signalled, with e.mu as its
-	// lock, whenever a writer takes a batch or ends: an emitter waiting for
-	// the buffer to drain, and close, wait on it.
-	writing bool
-	room    sync.Cond
-	// due is set when what is buffered must be written without waiting for
-	// the latency budget: it holds RUN_STARTED or a terminal event, the
-	// budget is zero, or the sink is closing.
+	// writing is set while a writer owns the response: only that writer
+	// touches w, rc, noDeadline and renewed. inflight is the size of the
+	// batch it writes. room is signalled, with e.mu as its lock, whenever a
+	// writer takes a batch or ends: an emitter waiting for room, and close,
+	// wait on it.
+	writing  bool
+	inflight int
+	room     sync.Cond
+	// due is set when what is buffered must reach the client without
+	// waiting for the latency budget: it holds RUN_STARTED or a terminal
+	// event, the budget is zero or over, or the sink is closing.
 	due bool
-	// batch and batchBox are the buffer handed to a writer the emit path
-	// starts (a field, not an argument, so starting it allocates nothing);
-	// startWriter is s.writeHandedOff, bound once.
+	// unflushed is set when the last write left its tail (at most 4 KiB)
+	// in net/http's buffer: a batch taken for its size is not flushed, so
+	// that what follows within the budget shares its system call. The flush
+	// timer is armed for it.
+	unflushed bool
+	// batch and batchBox are the buffer handed to the writer, flushBatch
+	// says whether to flush it. They are fields, not arguments, so that
+	// starting the writer allocates nothing; startWriter is s.writeHandedOff,
+	// bound once.
 	batch       []byte
 	batchBox    *[]byte
+	flushBatch  bool
 	startWriter func()
 
-	closed bool // under e.mu; once set nothing is written
-	// lastWrite is when a write last ended (under e.mu): a keep-alive is
-	// due when it is a whole interval ago, and the latency budget runs from
-	// it.
+	closed bool // once set nothing is written
+	// lastWrite is when a write last ended: a keep-alive is due when it is
+	// a whole interval ago, and the latency budget runs from it.
 	lastWrite time.Time
 	// noDeadline is set once the writer turned out not to support write
 	// deadlines, so the write path stops asking: each refusal is an error
-	// value allocated for nothing. Only the writer touches it.
+	// value allocated for nothing. renewed is when the deadline was set.
 	noDeadline bool
+	renewed    time.Time
 }
 
-// writePiece is the most the sink hands to the connection under one write
-// deadline. A long write is cut into pieces and each gets the whole interval,
-// so the deadline bounds the time without progress, not the time a large
-// write takes a slow reader. net/http holds up to 4 KiB of the connection in
-// its own buffer, so under one deadline the client takes at most a piece and
-// that much: 8 KiB, the figure WithWriteTimeout documents.
+// writePiece is the most the sink hands to net/http at a time. net/http
+// holds up to 4 KiB of the connection in its own buffer, so a write deadline
+// renewed before every piece covers at most 8 KiB that the client has to
+// take: the figure WithWriteTimeout documents.
 const writePiece = 4 << 10
 
-// writeBatch is how much the buffer holds before it is due without waiting
-// for the rest of the latency budget: enough to make a write worth its
-// system calls, little enough that the client starts reading while the agent
-// is still encoding what follows.
+// writeBatch is how much the buffer holds before it is written without
+// waiting for the rest of the latency budget: enough to make a write worth
+// its system calls, little enough that the client reads while the agent
+// encodes what follows.
 const writeBatch = 8 << 10
 
 func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
@@ -436,68 +447,74 @@ func (s *sseSink) deliver(e *emitter, ev agui.Event) error {
 	if s.cfg.flushLatency <= 0 {
 		s.due = true
 	}
-	if !s.writing {
-		if s.takeDue() {
-			s.pending.Add(1)
-			go s.startWriter()
+	if s.writing {
+		// The writer takes what is buffered when its write ends. Past the
+		// bound the emitter waits for that, except with the terminal
+		// event: nothing may be emitted after it while its sender waits.
+		for !terminal && s.writing && e.broken == nil && len(e.out)+s.inflight >= s.cfg.maxBuffered {
+			s.room.Wait()
 		}
-		return nil
+		if e.broken != nil {
+			return e.broken
+		}
+		if s.writing {
+			return nil
+		}
 	}
-	// A write is in flight; the writer takes what is due when it ends.
-	// Past the bound the emitter waits for it, except with the terminal
-	// event: nothing may be emitted after it while its sender waits.
-	for !terminal && s.writing && len(e.out) >= s.cfg.maxBuffered {
-		s.room.Wait()
-	}
-	if e.broken != nil {
-		return e.broken
-	}
-	if !s.writing && s.takeDue() { // the writer ended while we waited
+	if s.next() {
 		s.pending.Add(1)
 		go s.startWriter()
 	}
 	return nil
 }
 
-// takeDue hands the buffer to a writer (s.batch, s.writing set) if it is
-// due: marked due, a write's worth, or a whole latency budget after the last
-// write. Otherwise it arms the flush timer for the rest of the budget.
-// Called with e.mu held and no writer running.
-func (s *sseSink) takeDue() bool {
+// next decides whether what is buffered is written now: when it is due, when
+// a batch's worth has built up, or when the last write is a whole latency
+// budget ago (the first event after a pause); otherwise it arms the flush
+// timer for the rest of the budget. When it is, next hands the buffer to the
+// writer (s.batch, s.writing set) and reports true. Called with e.mu held
+// and no writer running.
+func (s *sseSink) next() bool {
 	e := s.e
-	if s.closed || e.broken != nil || len(e.out) == 0 {
+	if s.closed || e.broken != nil {
 		return false
 	}
-	if !s.due && len(e.out) < writeBatch {
+	if len(e.out) == 0 && !(s.due && s.unflushed) {
+		s.due = false // nothing to be due
+		return false
+	}
+	flush := s.due
+	if !flush && len(e.out) < writeBatch {
 		if s.flushArmed {
 			return false // the timer makes it due
 		}
 		if wait := s.cfg.flushLatency - time.Since(s.lastWrite); wait > 0 {
-			s.flushArmed = true
-			s.pending.Add(1)
-			s.flushTimer.Reset(wait)
+			s.armFlush(wait)
 			return false
 		}
+		flush = true // the first event after a pause
 	}
-	s.batch, s.batchBox = e.out, e.box
-	e.out, e.box = nil, nil
-	s.due = false
-	s.writing = true
+	s.take(flush)
 	return true
 }
 
-// takeAny is takeDue for a writer that has just written: whatever the agent
-// emitted during the write is taken whether it is due or not, since it
-// costs no system call of its own (net/http's buffer joins it to the bytes
-// before it) and a write in flight means the stream is not pausing.
-func (s *sseSink) takeAny() bool {
-	if len(s.e.out) > 0 {
-		s.due = true
-	}
-	return s.takeDue()
+// take hands the buffer to the writer. Called with e.mu held.
+func (s *sseSink) take(flush bool) {
+	e := s.e
+	s.batch, s.batchBox, s.flushBatch = e.out, e.box, flush
+	e.out, e.box = nil, nil
+	s.inflight = len(s.batch)
+	s.due = false
+	s.writing = true
 }
 
-// writeHandedOff is the writer the emit path starts for s.batch.
+func (s *sseSink) armFlush(wait time.Duration) {
+	s.flushArmed = true
+	s.pending.Add(1)
+	s.flushTimer.Reset(wait)
+}
+
+// writeHandedOff is the writer the emit path starts.
 func (s *sseSink) writeHandedOff() {
 	defer s.pending.Done()
 	s.e.mu.Lock()
@@ -505,42 +522,56 @@ func (s *sseSink) writeHandedOff() {
 	s.e.mu.Unlock()
 }
 
-// drain writes s.batch, and then every batch that falls due meanwhile,
-// with e.mu released around each write, and flushes the response when no
-// batch is left: batches that follow each other share net/http's buffer and
-// system calls. It ends the write lock when nothing more is due. A failed
-// write means the client is gone: it fails the emitter, which cancels the
-// run. Called with e.mu held and s.writing set by takeDue; returns with e.mu
-// held.
+// drain writes s.batch, with e.mu released, and then whatever the agent
+// emitted meanwhile, until nothing is left; then it ends the write lock. A
+// failed write means the client is gone: it fails the emitter, which cancels
+// the run. Called with e.mu held and a batch taken; returns with e.mu held.
 func (s *sseSink) drain() {
 	e := s.e
 	for {
-		data, box := s.batch, s.batchBox
+		data, box, flush := s.batch, s.batchBox, s.flushBatch
 		s.batch, s.batchBox = nil, nil
 		e.mu.Unlock()
 		err := s.write(data)
-		e.mu.Lock()
-		putBuffer(box, data)
-		s.lastWrite = time.Now()
-		if err == nil && s.takeAny() {
-			s.room.Broadcast()
-			continue
-		}
-		if err == nil {
-			// Nothing more is due: push what net/http holds to the client.
-			e.mu.Unlock()
+		if err == nil && flush {
 			err = s.flushResponse()
-			e.mu.Lock()
 		}
+		e.mu.Lock()
 		s.lastWrite = time.Now()
-		s.writing = false
+		s.unflushed = !flush
+		s.inflight = 0
 		if err != nil {
+			putBuffer(box, data)
+			s.writing = false
 			e.fail(fmt.Errorf("%w: %w", ErrClientDisconnected, err))
-		} else if s.takeAny() { // something came during the flush
+			s.room.Broadcast()
+			return
+		}
+		// What came during the write goes next, due or not: the stream is
+		// not pausing, and net/http's buffer joins it to what went before.
+		if len(e.out) > 0 || (s.due && s.unflushed) {
+			s.take(s.due)
+			// The written buffer is the emitter's next one: a stream that
+			// keeps writing passes two buffers back and forth and costs the
+			// pool nothing.
+			if e.box == nil {
+				e.box, e.out = box, data[:0]
+			} else {
+				putBuffer(box, data)
+			}
 			s.room.Broadcast()
 			continue
 		}
+		putBuffer(box, data)
+		if len(e.out) == 0 {
+			e.releaseOut() // an idle stream holds no buffer
+		}
+		s.writing = false
+		s.due = false // nothing is left to be due
 		s.room.Broadcast()
+		if s.unflushed && !s.flushArmed && !s.closed {
+			s.armFlush(s.cfg.flushLatency)
+		}
 		return
 	}
 }
@@ -548,7 +579,9 @@ func (s *sseSink) drain() {
 // write hands b to the response in pieces of at most writePiece bytes,
 // renewing the write deadline before each: a client that keeps reading,
 // however slowly, keeps the stream; one that reads nothing for the interval
-// loses it. Only the writer calls it, without e.mu.
+// loses it. The pieces are not flushed one by one: net/http's connection
+// buffer fills to 4 KiB before each system call. Only the writer calls it,
+// without e.mu.
 func (s *sseSink) write(b []byte) error {
 	for len(b) > 0 {
 		n := min(len(b), writePiece)
@@ -561,8 +594,7 @@ func (s *sseSink) write(b []byte) error {
 	return nil
 }
 
-// flushResponse pushes what net/http buffers (at most 4 KiB) to the client,
-// under a deadline of its own.
+// flushResponse pushes what net/http buffers (at most 4 KiB) to the client.
 func (s *sseSink) flushResponse() error {
 	s.renewDeadline()
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
@@ -571,29 +603,43 @@ func (s *sseSink) flushResponse() error {
 	return nil
 }
 
-// renewDeadline gives the connection a write deadline of the write timeout
-// from now, if there is one and the writer supports it.
+// deadlineSlack is how stale, as a part of the write timeout, a write
+// deadline may be before it is set again. A deadline is set for the timeout
+// plus the slack, so every piece written until the slack has passed still
+// has the whole timeout ahead of it, and a burst of pieces costs one
+// renewal instead of one each; a client that reads nothing is cut after the
+// timeout and at most a 64th of it more.
+const deadlineSlack = 64
+
+// renewDeadline gives the connection a write deadline of at least the write
+// timeout from now, if there is one and the writer supports it.
 func (s *sseSink) renewDeadline() {
 	if s.cfg.writeTimeout <= 0 || s.noDeadline {
 		return
 	}
-	if err := s.rc.SetWriteDeadline(time.Now().Add(s.cfg.writeTimeout)); errors.Is(err, http.ErrNotSupported) {
+	now := time.Now()
+	slack := s.cfg.writeTimeout / deadlineSlack
+	if now.Sub(s.renewed) < slack {
+		return
+	}
+	s.renewed = now
+	if err := s.rc.SetWriteDeadline(now.Add(s.cfg.writeTimeout + slack)); errors.Is(err, http.ErrNotSupported) {
 		s.noDeadline = true // nothing to extend, now or later
 	}
 }
 
 // onFlushTimer runs when the latency budget ends: what is buffered is due,
-// and the timer's goroutine writes it unless a writer already runs.
+// and the timer's goroutine writes it unless a writer runs, which takes it.
 func (s *sseSink) onFlushTimer() {
 	defer s.pending.Done()
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
 	s.flushArmed = false
-	if s.closed || s.e.broken != nil || len(s.e.out) == 0 {
+	if s.closed || s.e.broken != nil {
 		return
 	}
 	s.due = true
-	if !s.writing && s.takeDue() {
+	if !s.writing && s.next() {
 		s.drain()
 	}
 }
@@ -610,17 +656,17 @@ func (s *sseSink) onKeepTimer() {
 		return
 	}
 	next := s.cfg.keepAlive
-	if idle := time.Since(s.lastWrite); s.writing || idle < s.cfg.keepAlive {
-		if !s.writing {
-			next = s.cfg.keepAlive - idle
-		}
-	} else {
+	switch idle := time.Since(s.lastWrite); {
+	case s.writing:
+	case idle < s.cfg.keepAlive:
+		next = s.cfg.keepAlive - idle
+	default:
 		if len(s.e.out) == 0 {
 			s.e.acquireOut()
 			s.e.out = append(s.e.out, ": keep-alive\n\n"...)
 		}
 		s.due = true
-		if s.takeDue() {
+		if s.next() {
 			s.drain()
 		}
 		if s.closed || s.e.broken != nil {
@@ -632,7 +678,7 @@ func (s *sseSink) onKeepTimer() {
 	s.keepTimer.Reset(next)
 }
 
-// close writes what is left, waits for the writer, and closes the sink for
+// close writes what is left, waits for the writer and closes the sink for
 // good. It returns once no goroutine can touch the response any more.
 func (s *sseSink) close() {
 	e := s.e
@@ -642,7 +688,8 @@ func (s *sseSink) close() {
 		for s.writing {
 			s.room.Wait()
 		}
-		if !s.takeDue() {
+		s.due = true
+		if !s.next() {
 			break
 		}
 		s.drain()

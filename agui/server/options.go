@@ -158,8 +158,10 @@ func WithKeepAlive(d time.Duration) HandlerOption {
 
 // WithFlushLatency sets the handler's latency budget: the first event after a
 // pause is flushed at once, and events that follow it within d are coalesced
-// into one flush at most d later. Zero flushes after every event. The default
-// is 2ms.
+// into one flush at most d later (sooner once 8 KiB are waiting). RUN_STARTED
+// and the terminal event are flushed at once whatever d is. Zero flushes
+// every event as soon as the connection is free: events emitted while a write
+// is in flight share the next one. The default is 2ms.
 func WithFlushLatency(d time.Duration) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.flushLatency = d })
 }
@@ -170,8 +172,9 @@ func WithFlushLatency(d time.Duration) HandlerOption {
 // [ErrClientDisconnected]. It bounds the time without progress, not the time
 // a write takes: a client reading slowly but steadily (more than 8 KiB per d;
 // 273 bytes a second at the default) keeps its stream however long a burst
-// takes it to read. Zero leaves the server's deadlines alone. The default is
-// 30s.
+// takes it to read. The cut comes up to a 64th of d late (the deadline is
+// not set again for every piece of a burst). Zero leaves the server's
+// deadlines alone. The default is 30s.
 func WithWriteTimeout(d time.Duration) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.writeTimeout = d })
 }
