@@ -361,6 +361,10 @@ type sseSink struct {
 	writing  bool
 	inflight int
 	room     sync.Cond
+	// slowWrites says the last write took longer than handoffCost: the next
+	// batch goes to a writer goroutine rather than being written by the
+	// emitting one.
+	slowWrites bool
 	// due is set when what is buffered must reach the client without
 	// waiting for the latency budget: it holds RUN_STARTED or a terminal
 	// event, the budget is zero or over, or the sink is closing.
@@ -408,6 +412,8 @@ func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 		rc:        http.NewResponseController(w),
 		cfg:       cfg,
 		lastWrite: time.Now(),
+		// Until a write says otherwise, assume a network's costs.
+		slowWrites: true,
 	}
 	s.startWriter = s.writeHandedOff
 	s.flushTimer = time.AfterFunc(time.Hour, s.onFlushTimer)
@@ -461,12 +467,27 @@ func (s *sseSink) deliver(e *emitter, ev agui.Event) error {
 			return nil
 		}
 	}
-	if s.next() {
+	if !s.next() {
+		return nil
+	}
+	if terminal || s.slowWrites {
 		s.pending.Add(1)
 		go s.startWriter()
+		return nil
 	}
-	return nil
+	// Writes are cheap here (a fast client, an in-memory writer): the
+	// emitting goroutine writes itself, with e.mu released, rather than pay
+	// for waking another. Never with the terminal event, which must not be
+	// followed by another goroutine's emit while the lock is released.
+	s.drain()
+	return e.broken
 }
+
+// handoffCost is about what handing a write to another goroutine costs (a
+// goroutine started, a processor woken). A write that took longer is worth
+// handing over, so that the agent encodes while it lasts; one that took
+// less is written by the emitting goroutine itself.
+const handoffCost = 5 * time.Microsecond
 
 // next decides whether what is buffered is written now: when it is due, when
 // a batch's worth has built up, or when the last write is a whole latency
@@ -532,12 +553,15 @@ func (s *sseSink) drain() {
 		data, box, flush := s.batch, s.batchBox, s.flushBatch
 		s.batch, s.batchBox = nil, nil
 		e.mu.Unlock()
+		began := time.Now()
 		err := s.write(data)
 		if err == nil && flush {
 			err = s.flushResponse()
 		}
+		ended := time.Now()
 		e.mu.Lock()
-		s.lastWrite = time.Now()
+		s.lastWrite = ended
+		s.slowWrites = ended.Sub(began) > handoffCost
 		s.unflushed = !flush
 		s.inflight = 0
 		if err != nil {
