@@ -445,7 +445,7 @@ func newProtobufSink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 
 func (s *sseSink) deliver(e *emitter, ev agui.Event) error {
 	terminal := false
-	switch ev.Type() {
+	switch ev.Type() { //agui:nonexhaustive only the run's first and last events are due at once
 	case agui.EventTypeRunStarted:
 		s.due = true
 	case agui.EventTypeRunFinished, agui.EventTypeRunError:
