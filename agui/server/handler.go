@@ -488,7 +488,7 @@ func (s *sseSink) deliver(e *emitter, ev agui.Event) error {
 // goroutine started, a processor woken). A write that took longer is worth
 // handing over, so that the agent encodes while it lasts; one that took
 // less is written by the emitting goroutine itself.
-const handoffCost = 5 * time.Microsecond
+const handoffCost = 2 * time.Microsecond
 
 // next decides whether what is buffered is written now: when it is due, when
 // a batch's worth has built up, or when the last write is a whole latency
