@@ -333,10 +333,10 @@ func reject(w http.ResponseWriter, status int, code, message string) {
 // The writer is the goroutine that found a batch due: one the emit path
 // starts when writes are slow (a network's system calls), the emitting
 // goroutine itself when they are cheap, a timer's function, or close. It
-// ends when there is nothing left to take, so an idle stream holds no goroutine and no buffer of its own:
-// the buffers go back to a pool after every write (see
-// [emitter.acquireOut]). That is what keeps an idle run close to what
-// net/http itself spends on an open response.
+// ends when there is nothing left to take, so an idle stream holds no
+// goroutine and no buffer of its own: the buffers go back to a pool after
+// every write (see [emitter.acquireOut]). That is what keeps an idle run
+// close to what net/http itself spends on an open response.
 type sseSink struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
