@@ -158,7 +158,8 @@ func WithKeepAlive(d time.Duration) HandlerOption {
 
 // WithFlushLatency sets the handler's latency budget: the first event after a
 // pause is flushed at once, and events that follow it within d are coalesced
-// into one flush at most d later (sooner once 8 KiB are waiting). RUN_STARTED
+// into one flush at most d later (once 8 KiB are waiting, they are written
+// without waiting for d; the flush of the last few KiB still may). RUN_STARTED
 // and the terminal event are flushed at once whatever d is. Zero flushes
 // every event as soon as the connection is free: events emitted while a write
 // is in flight share the next one. The default is 2ms.
