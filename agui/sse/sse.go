@@ -90,6 +90,9 @@ func (r *Reader) Next() ([]byte, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if data, ok := r.buffered(); ok {
+		return data, nil
+	}
 	r.frame, r.hasData = r.frame[:0], false
 	for {
 		line, err := r.line()
@@ -138,6 +141,44 @@ func (r *Reader) Next() ([]byte, error) {
 		r.hasData = true
 	}
 }
+
+// buffered is Next for a frame of the shape every AG-UI producer writes,
+// when all of it is already in the read buffer: one "data:" line and a
+// blank line, both ending in LF. It returns the data in place, a slice of
+// the buffer, rather than copying it twice (into the line, then into the
+// frame) as the general loop does. Nothing overwrites the buffer before
+// the next call: Discard of buffered bytes never reads, and the next read
+// happens in the next Next. Any other shape (another field, several data
+// lines, CR, a frame over the limit, one not wholly buffered yet) returns
+// false with nothing consumed, and the general loop reads it; FuzzReader
+// checks that both ways read the same frames.
+func (r *Reader) buffered() ([]byte, bool) {
+	if r.pendCR {
+		return nil, false
+	}
+	win, _ := r.br.Peek(r.br.Buffered())
+	if !bytes.HasPrefix(win, dataField) {
+		return nil, false
+	}
+	i := bytes.IndexByte(win, '\n')
+	if i < 0 || i+1 == len(win) || win[i+1] != '\n' || bytes.IndexByte(win[:i], '\r') >= 0 {
+		return nil, false
+	}
+	data := win[len(dataField):i]
+	if len(data) > 0 && data[0] == ' ' {
+		data = data[1:]
+	}
+	if len(data) > r.max {
+		return nil, false // the general loop reports it
+	}
+	r.frameOff, r.lineOff = r.off, r.off+int64(i+1)
+	r.br.Discard(i + 2)
+	r.off += int64(i + 2)
+	r.lastID = r.idBuf
+	return data, true
+}
+
+var dataField = []byte("data:")
 
 // line returns the next line without its terminator, reading LF, CRLF and
 // CR endings. It scans the buffered window for a line end rather than

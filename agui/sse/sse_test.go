@@ -48,6 +48,8 @@ func TestReader(t *testing.T) {
 		{"field without colon", "data\n\n", []string{""}},
 		{"only one leading space is removed", "data:  x\n\n", []string{" x"}},
 		{"empty input", "", nil},
+		{"common and other shapes mixed", "data: 1\n\nid: 5\ndata: 2\n\ndata:3\n\ndata: 4\r\n\r\ndata: 5\n\ndata: 6\ndata: 7\n\ndata: 8\n\n", []string{"1", "2", "3", "4", "5", "6\n7", "8"}},
+		{"a data line then another field", "data: 1\nevent: x\n\n", []string{"1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
