@@ -129,6 +129,16 @@ func (p *Pipeline) Push(frame []byte, deliver func(agui.Event) bool) error {
 			p.warnf(WarnVersion, w)
 		}
 	}
+	if p.expander.PassesThrough(ev) {
+		// Expansion would pass ev on alone: skip the buffer, whose
+		// stores and clearing cost write barriers while the GC marks.
+		if err := p.verifier.Observe(ev); err != nil {
+			p.failed = &StreamError{Index: p.index, Type: string(ev.Type()), Err: err}
+			return p.failed
+		}
+		deliver(ev)
+		return nil
+	}
 	p.buf, err = p.expander.Expand(p.buf[:0], ev)
 	if err != nil {
 		p.failed = &StreamError{Index: p.index, Type: string(ev.Type()), Err: err}

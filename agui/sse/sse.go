@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"sync"
 )
 
 // DefaultMaxFrame is the largest frame a Reader accepts unless told
@@ -39,6 +40,7 @@ func AppendFrame(dst, data []byte) []byte {
 // Reader reads frames from a byte stream.
 type Reader struct {
 	br      *bufio.Reader
+	pooled  bool // br came from bufPool
 	max     int
 	frame   []byte // data of the frame being read
 	hasData bool
@@ -64,9 +66,44 @@ func (r *Reader) LastEventID() string { return r.lastID }
 // of the connection it continues.
 func (r *Reader) SetLastEventID(id string) { r.lastID, r.idBuf = id, id }
 
-// NewReader returns a Reader with the default frame limit.
+// NewReader returns a Reader with the default frame limit. Its read buffer
+// comes from a pool that Release fills, unless r is already a large enough
+// *bufio.Reader, which is read directly.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 32<<10), max: DefaultMaxFrame}
+	if br, ok := r.(*bufio.Reader); ok && br.Size() >= bufSize {
+		return &Reader{br: br, max: DefaultMaxFrame}
+	}
+	br, _ := bufPool.Get().(*bufio.Reader)
+	if br == nil {
+		br = bufio.NewReaderSize(nil, bufSize)
+	}
+	br.Reset(r)
+	return &Reader{br: br, max: DefaultMaxFrame, pooled: true}
+}
+
+// bufSize is the read buffer of a Reader: large enough that a stream of
+// small frames is read in few calls, and that most frames lie wholly in the
+// buffer (see buffered).
+const bufSize = 32 << 10
+
+// bufPool holds the read buffers of released Readers. A client reading one
+// run after another would otherwise allocate 32 KiB per run, about as much
+// as the events of a 300-frame run.
+var bufPool sync.Pool
+
+// errReleased is what Next returns after Release.
+var errReleased = errors.New("sse: Next called after Release")
+
+// Release ends the reader and gives its buffer back for a later NewReader
+// to use. The last slice Next returned is invalid from then on, and Next
+// returns an error. It is optional: a Reader never released is collected
+// as any value is.
+func (r *Reader) Release() {
+	if r.pooled {
+		r.br.Reset(nil) // drop the underlying reader, not to keep it alive
+		bufPool.Put(r.br)
+	}
+	r.br, r.pooled, r.err = nil, false, errReleased
 }
 
 // SawCR reports whether any line read so far ended in CR or CRLF. The
