@@ -248,3 +248,30 @@ func TestEncodeRejectsWhatTheSchemaRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeEventAllocs pins what decoding an event allocates: the event
+// and its strings, nothing for the "type" member (matched against the
+// known names as bytes) nor for the pooled decoder. Strings of one byte
+// and empty ones cost nothing in Go, so every string here is longer.
+func TestDecodeEventAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{`{"type":"TEXT_MESSAGE_END","messageId":"msg-1"}`, 2},
+		{`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"Hello"}`, 3},
+		{`{"type":"RUN_FINISHED","threadId":"thread","runId":"run-1"}`, 3},
+		{`{"threadId":"thread","runId":"run-1","type":"RUN_STARTED"}`, 3}, // the type member last
+		{`{"type": "STEP_STARTED", "stepName": "plan"}`, 2},
+	} {
+		in := []byte(tc.in)
+		n := testing.AllocsPerRun(200, func() {
+			if _, _, err := DecodeEventLenient(in); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != tc.want {
+			t.Errorf("%s: %v allocations, want %v", tc.in, n, tc.want)
+		}
+	}
+}
