@@ -77,7 +77,9 @@ func (s *deltaSlab) fastDelta(frame []byte) *agui.TextMessageContent {
 		return nil
 	}
 	delta := rest[:j]
-	if !plain(id) || !plain(delta) {
+	// An id equal to the last one passed the check when it was stored.
+	sameID := string(id) == s.lastID && s.lastID != ""
+	if !sameID && !plain(id) || !plain(delta) {
 		return nil
 	}
 	if len(s.events) == 0 {
@@ -85,7 +87,7 @@ func (s *deltaSlab) fastDelta(frame []byte) *agui.TextMessageContent {
 	}
 	ev := &s.events[0]
 	s.events = s.events[1:]
-	if string(id) != s.lastID {
+	if !sameID {
 		s.lastID = string(id)
 	}
 	ev.MessageID = s.lastID

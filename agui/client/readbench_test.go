@@ -1,9 +1,7 @@
 package client_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"runtime"
 	"testing"
@@ -12,34 +10,18 @@ import (
 	"github.com/agui-go/sdk/agui/client"
 )
 
-// memTransport answers every request with the same SSE body from memory,
-// so that a benchmark of Client.Run measures the client alone: no socket,
-// no server goroutine, no scheduler hand-off between them.
-type memTransport struct{ body []byte }
-
-func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Body != nil {
-		io.Copy(io.Discard, req.Body)
-		req.Body.Close()
-	}
-	return &http.Response{
-		StatusCode: http.StatusOK,
-		Header:     http.Header{"Content-Type": {"text/event-stream"}},
-		Body:       io.NopCloser(bytes.NewReader(t.body)),
-		Request:    req,
-	}, nil
-}
-
 // BenchmarkClientReadMemory is Client.Run reading a 1,000-delta run
 // (1,004 frames) from an in-memory body: request encoding, SSE framing,
 // decoding, chunk expansion, verification and the iterator, everything a
-// caller ranging over Run pays, with no reducer. One op is one run;
-// ns/frame and allocs/frame are the figures, the per-run costs (the
-// request, the pipeline) spread over the frames as they are in practice.
+// caller ranging over Run pays, with no reducer. The body comes from
+// memoryTransport, so no socket, server goroutine or scheduler hand-off is
+// in the figure. One op is one run; ns/frame and allocs/frame are the
+// figures, the per-run costs (the request, the pipeline) spread over the
+// frames as they are in practice.
 func BenchmarkClientReadMemory(b *testing.B) {
 	body := sseRun1000()
 	const frames = 1004
-	c, err := client.New("http://agent.invalid/", client.WithHTTPClient(&http.Client{Transport: memTransport{body}}))
+	c, err := client.New("http://agent.invalid/", client.WithHTTPClient(&http.Client{Transport: memoryTransport(body)}))
 	if err != nil {
 		b.Fatal(err)
 	}
