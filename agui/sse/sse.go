@@ -286,6 +286,7 @@ func lineEnd(b []byte) int {
 func Frames(r io.Reader) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		sr := NewReader(r)
+		defer sr.Release() // each slice lived for its iteration only
 		for {
 			data, err := sr.Next()
 			if err == io.EOF {
