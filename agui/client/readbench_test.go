@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"runtime"
@@ -19,7 +20,19 @@ import (
 // figures, the per-run costs (the request, the pipeline) spread over the
 // frames as they are in practice.
 func BenchmarkClientReadMemory(b *testing.B) {
-	body := sseRun1000()
+	benchReadMemory(b, sseRun1000())
+}
+
+// BenchmarkClientReadMemoryStamped is BenchmarkClientReadMemory with every
+// delta stamped, as the community Go SDK sends them by default
+// ({"type":…,"timestamp":…,"messageId":…,"delta":…}).
+func BenchmarkClientReadMemoryStamped(b *testing.B) {
+	stamped := `{"type":"TEXT_MESSAGE_CONTENT","timestamp":1764547200000,"messageId":"msg-1","delta":"Hello, world! "}`
+	benchReadMemory(b, bytes.ReplaceAll(sseRun1000(), []byte(benchDeltaJSON), []byte(stamped)))
+}
+
+// benchReadMemory times Client.Run over body, a 1,004-frame run.
+func benchReadMemory(b *testing.B, body []byte) {
 	const frames = 1004
 	c, err := client.New("http://agent.invalid/", client.WithHTTPClient(&http.Client{Transport: memoryTransport(body)}))
 	if err != nil {
