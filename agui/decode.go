@@ -40,13 +40,15 @@ func DecodeEventLenient(data []byte) (Event, []Warning, error) {
 }
 
 func decodeEvent(data []byte, lenient bool) (Event, []Warning, error) {
-	return decodeDocument(data, lenient, decodeEventUnion)
+	return decodeDocument(data, lenient, nil, decodeEventUnion)
 }
 
 // decodeDocument decodes one whole document with a pooled decoder: the value
-// read by decode, then nothing but whitespace.
-func decodeDocument[T any](data []byte, lenient bool, decode func(*decoder) (T, error)) (T, []Warning, error) {
+// read by decode, then nothing but whitespace. strs, when not nil, is the
+// string cache of the stream the document belongs to.
+func decodeDocument[T any](data []byte, lenient bool, strs *stringCache, decode func(*decoder) (T, error)) (T, []Warning, error) {
 	d := getDecoder(data, lenient)
+	d.strs = strs
 	defer putDecoder(d)
 	v, err := decode(d)
 	if err == nil {
@@ -76,7 +78,7 @@ func DecodeRunAgentInputLenient(data []byte) (*RunAgentInput, []Warning, error) 
 }
 
 func decodeInput(data []byte, lenient bool) (*RunAgentInput, []Warning, error) {
-	return decodeDocument(data, lenient, func(d *decoder) (*RunAgentInput, error) {
+	return decodeDocument(data, lenient, nil, func(d *decoder) (*RunAgentInput, error) {
 		in := new(RunAgentInput)
 		return in, in.decodeJSON(d)
 	})

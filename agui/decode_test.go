@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestDecodeStrictAndLenient(t *testing.T) {
@@ -254,6 +255,9 @@ func TestEncodeRejectsWhatTheSchemaRejects(t *testing.T) {
 // known names as bytes) nor for the pooled decoder. Strings of one byte
 // and empty ones cost nothing in Go, so every string here is longer.
 func TestDecodeEventAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
 	for _, tc := range []struct {
 		in   string
 		want float64
@@ -273,5 +277,37 @@ func TestDecodeEventAllocs(t *testing.T) {
 		if n != tc.want {
 			t.Errorf("%s: %v allocations, want %v", tc.in, n, tc.want)
 		}
+	}
+}
+
+// TestStreamDecoderReusesIDs: over a stream of tool-call argument deltas a
+// StreamDecoder allocates the event and its delta, not the repeated
+// toolCallId, and returns the same id string each time. (The delta is
+// longer than any string the cache keeps, as most deltas that repeat
+// nothing are in effect.)
+func TestStreamDecoderReusesIDs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	in := []byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"call-7f3a","delta":"{\"city\": \"Paris\", \"units\": \"metric\", \"days\": 3, \"hourly\": false, \"lang\": \"fr\"}"}`)
+	var s StreamDecoder
+	first, _, err := s.DecodeEventLenient(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := testing.AllocsPerRun(200, func() {
+		ev, _, err := s.DecodeEventLenient(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id := ev.(*ToolCallArgs).ToolCallID; unsafe.StringData(id) != unsafe.StringData(first.(*ToolCallArgs).ToolCallID) {
+			t.Fatal("the id was allocated again")
+		}
+	})
+	if n != 2 {
+		t.Errorf("%v allocations per event, want 2 (the event and its delta)", n)
+	}
+	if n := testing.AllocsPerRun(200, func() { DecodeEventLenient(in) }); n != 3 {
+		t.Errorf("DecodeEventLenient: %v allocations, want 3", n)
 	}
 }

@@ -41,7 +41,8 @@ type Pipeline struct {
 	buf      []agui.Event
 	failed   error
 	slab     deltaSlab
-	protoJS  []byte // the JSON form of the protobuf frame being pushed
+	dec      agui.StreamDecoder // the general way, reusing repeated ids
+	protoJS  []byte             // the JSON form of the protobuf frame being pushed
 }
 
 // PipelineOption configures a Pipeline.
@@ -209,7 +210,7 @@ func (p *Pipeline) decode(frame []byte) (agui.Event, error) {
 			p.warnf(WarnLegacy, w)
 		}
 	}
-	ev, warns, err := agui.DecodeEventLenient(frame)
+	ev, warns, err := p.dec.DecodeEventLenient(frame)
 	if err != nil {
 		return p.unknown(frame, err)
 	}
@@ -240,7 +241,7 @@ func (p *Pipeline) unknown(frame []byte, err error) (agui.Event, error) {
 		for _, w := range twarns {
 			p.warnf(WarnLegacy, w)
 		}
-		ev, warns, err := agui.DecodeEventLenient(out)
+		ev, warns, err := p.dec.DecodeEventLenient(out)
 		if err != nil {
 			return nil, err
 		}

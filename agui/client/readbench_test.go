@@ -3,6 +3,7 @@ package client_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"runtime"
 	"testing"
@@ -29,6 +30,21 @@ func BenchmarkClientReadMemory(b *testing.B) {
 func BenchmarkClientReadMemoryStamped(b *testing.B) {
 	stamped := `{"type":"TEXT_MESSAGE_CONTENT","timestamp":1764547200000,"messageId":"msg-1","delta":"Hello, world! "}`
 	benchReadMemory(b, bytes.ReplaceAll(sseRun1000(), []byte(benchDeltaJSON), []byte(stamped)))
+}
+
+// BenchmarkClientReadMemoryToolArgs is BenchmarkClientReadMemory for a tool
+// call whose arguments stream as 1,000 TOOL_CALL_ARGS deltas: JSON text,
+// so escaped, and no two alike. Every delta takes the general decoder.
+func BenchmarkClientReadMemoryToolArgs(b *testing.B) {
+	var body bytes.Buffer
+	body.WriteString("data: " + runStarted + "\n\n")
+	body.WriteString(`data: {"type":"TOOL_CALL_START","toolCallId":"call-7f3a","toolCallName":"search"}` + "\n\n")
+	for i := range 1000 {
+		fmt.Fprintf(&body, `data: {"type":"TOOL_CALL_ARGS","toolCallId":"call-7f3a","delta":"\"q%d\": \"item %d\", "}`+"\n\n", i, i)
+	}
+	body.WriteString(`data: {"type":"TOOL_CALL_END","toolCallId":"call-7f3a"}` + "\n\n")
+	body.WriteString("data: " + runFinished + "\n\n")
+	benchReadMemory(b, body.Bytes())
 }
 
 // benchReadMemory times Client.Run over body, a 1,004-frame run.
