@@ -2,6 +2,7 @@ package agui
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"unsafe"
@@ -309,5 +310,36 @@ func TestStreamDecoderReusesIDs(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(200, func() { DecodeEventLenient(in) }); n != 3 {
 		t.Errorf("DecodeEventLenient: %v allocations, want 3", n)
+	}
+}
+
+// TestDecoderResetsEverything: a decoder reset after a document (pooled, or
+// a StreamDecoder's) keeps nothing of it but its scratch buffer (emptied)
+// and the integers of its inline offset stack, so every field added to
+// decoder must be reset by reset or listed here.
+func TestDecoderResetsEverything(t *testing.T) {
+	d := getDecoder([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":[{"type":"text","text":"\u00e9"}]}],"mood":1}}`), true)
+	var strs stringCache
+	d.strs = &strs
+	if _, err := decodeEventUnion(d); err != nil {
+		t.Fatal(err)
+	}
+	d.warn("a warning to drop")
+	d.objects = map[int][]memberSpan{0: nil}
+	d.reset()
+	v := reflect.ValueOf(d).Elem()
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		switch name {
+		case "scratch":
+			if len(d.scratch) != 0 {
+				t.Errorf("scratch holds %q", d.scratch)
+			}
+		case "startsBuf": // integers, overwritten before use
+		default:
+			if !v.Field(i).IsZero() {
+				t.Errorf("field %s is not reset: %v", name, v.Field(i))
+			}
+		}
 	}
 }

@@ -9,17 +9,35 @@ package agui
 // the two or three a typical streamed event costs. Strings are immutable,
 // so sharing them changes nothing a caller can see.
 //
+// It also owns its decoder, where the package functions take one from a
+// pool and give it back: a stream decodes one event at a time, so it does
+// not need the pool's synchronisation.
+//
 // The zero value is ready to use. A StreamDecoder is for one stream and not
-// safe for concurrent use; it keeps no reference to any input, only up to
-// 16 short strings it returned.
+// safe for concurrent use; between calls it keeps no reference to any
+// input, only up to 16 short strings it returned and a scratch buffer.
 type StreamDecoder struct {
+	d    decoder
 	strs stringCache
 }
 
 // DecodeEventLenient is the package function DecodeEventLenient, reusing
 // the strings of earlier events of the stream.
 func (s *StreamDecoder) DecodeEventLenient(data []byte) (Event, []Warning, error) {
-	return decodeDocument(data, true, &s.strs, decodeEventUnion)
+	d := &s.d
+	d.begin(data, true)
+	d.strs = &s.strs
+	defer s.done()
+	return runDocument(d, decodeEventUnion)
+}
+
+// done resets the decoder after a document, letting go of a scratch buffer
+// that one large document grew.
+func (s *StreamDecoder) done() {
+	if cap(s.d.scratch) > 64<<10 {
+		s.d.scratch = nil
+	}
+	s.d.reset()
 }
 
 // stringCache maps the bytes of a short string to a string decoded before,
