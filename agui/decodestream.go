@@ -43,7 +43,8 @@ func (s *StreamDecoder) done() {
 // stringCache maps the bytes of a short string to a string decoded before,
 // direct-mapped: each string has one slot, chosen from its length and three
 // of its bytes, and a newer string takes the slot of an older one. Long
-// strings (message text, arguments) are rarely repeated and not kept.
+// strings (message text, arguments) and escaped ones are rarely repeated
+// and not kept.
 type stringCache [16]string
 
 // maxCached is the longest string a stringCache keeps: enough for the UUIDs

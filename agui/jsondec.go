@@ -881,8 +881,10 @@ func (d *decoder) str() (string, error) {
 	if flags&strEscaped == 0 && (flags&strNonASCII == 0 || utf8.Valid(lit)) {
 		return d.strs.get(lit[1 : len(lit)-1]), nil
 	}
+	// An escaped string is seldom an id that comes back (a tool call's
+	// argument text, mostly): it does not take a slot of the cache.
 	d.scratch = appendUnquoted(d.scratch[:0], lit)
-	return d.strs.get(d.scratch), nil
+	return string(d.scratch), nil
 }
 
 // integer reads a number that is mathematically an integer (1.0 and 1e3
