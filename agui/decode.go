@@ -7,23 +7,39 @@ import "sync"
 var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
 
 func getDecoder(data []byte, lenient bool) *decoder {
-	d := decoderPool.Get().(*decoder)
-	scratch := d.scratch[:0]
-	*d = decoder{data: data, lenient: lenient, scratch: scratch}
-	d.starts = d.startsBuf[:0]
-	d.path = d.pathBuf[:0]
+	d := decoderPool.Get().(*decoder) // reset by putDecoder, or new
+	d.begin(data, lenient)
 	return d
 }
 
-// putDecoder returns d to the pool, dropping every reference to the input
-// and to what was decoded. Decoders that grew large are left to the GC.
+// putDecoder returns d to the pool, reset. Decoders that grew large are
+// left to the GC.
 func putDecoder(d *decoder) {
 	if cap(d.scratch) > 64<<10 || cap(d.path) > 64 {
 		return
 	}
-	scratch := d.scratch[:0]
-	*d = decoder{scratch: scratch}
+	d.reset()
 	decoderPool.Put(d)
+}
+
+// begin readies a reset (or zero) decoder for data.
+func (d *decoder) begin(data []byte, lenient bool) {
+	d.data, d.lenient = data, lenient
+	d.starts = d.startsBuf[:0]
+	d.path = d.pathBuf[:0]
+}
+
+// reset drops every reference to the input and to what was decoded,
+// keeping the scratch buffer (emptied). It resets the fields one by one:
+// assigning a whole zero decoder clears half a kilobyte, with a write
+// barrier on every pointer while the GC marks, and that twice per document
+// was a tenth of decoding a small event. TestDecoderResetsEverything keeps
+// the list complete.
+func (d *decoder) reset() {
+	clear(d.pathBuf[:]) // popped keys stay behind len(d.path), and alias the input
+	d.data, d.pos, d.lenient, d.mark = nil, 0, false, 0
+	d.starts, d.path, d.warnings, d.objects, d.strs = nil, nil, nil, nil, nil
+	d.scratch = d.scratch[:0]
 }
 
 // DecodeEvent decodes one event strictly. See the package documentation for
@@ -43,11 +59,16 @@ func decodeEvent(data []byte, lenient bool) (Event, []Warning, error) {
 	return decodeDocument(data, lenient, decodeEventUnion)
 }
 
-// decodeDocument decodes one whole document with a pooled decoder: the value
-// read by decode, then nothing but whitespace.
+// decodeDocument decodes one whole document with a pooled decoder.
 func decodeDocument[T any](data []byte, lenient bool, decode func(*decoder) (T, error)) (T, []Warning, error) {
 	d := getDecoder(data, lenient)
 	defer putDecoder(d)
+	return runDocument(d, decode)
+}
+
+// runDocument reads the value decode reads at d's cursor, then nothing but
+// whitespace.
+func runDocument[T any](d *decoder, decode func(*decoder) (T, error)) (T, []Warning, error) {
 	v, err := decode(d)
 	if err == nil {
 		err = d.end()

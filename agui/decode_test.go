@@ -2,8 +2,10 @@ package agui
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestDecodeStrictAndLenient(t *testing.T) {
@@ -246,5 +248,98 @@ func TestEncodeRejectsWhatTheSchemaRejects(t *testing.T) {
 				t.Fatalf("a failed encode left %q in the buffer; want it as it was", out)
 			}
 		})
+	}
+}
+
+// TestDecodeEventAllocs pins what decoding an event allocates: the event
+// and its strings, nothing for the "type" member (matched against the
+// known names as bytes) nor for the pooled decoder. Strings of one byte
+// and empty ones cost nothing in Go, so every string here is longer.
+func TestDecodeEventAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	for _, tc := range []struct {
+		in   string
+		want float64
+	}{
+		{`{"type":"TEXT_MESSAGE_END","messageId":"msg-1"}`, 2},
+		{`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"Hello"}`, 3},
+		{`{"type":"RUN_FINISHED","threadId":"thread","runId":"run-1"}`, 3},
+		{`{"threadId":"thread","runId":"run-1","type":"RUN_STARTED"}`, 3}, // the type member last
+		{`{"type": "STEP_STARTED", "stepName": "plan"}`, 2},
+	} {
+		in := []byte(tc.in)
+		n := testing.AllocsPerRun(200, func() {
+			if _, _, err := DecodeEventLenient(in); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n != tc.want {
+			t.Errorf("%s: %v allocations, want %v", tc.in, n, tc.want)
+		}
+	}
+}
+
+// TestStreamDecoderReusesIDs: over a stream of tool-call argument deltas a
+// StreamDecoder allocates the event and its delta, not the repeated
+// toolCallId, and returns the same id string each time. (The delta is
+// longer than any string the cache keeps, as most deltas that repeat
+// nothing are in effect.)
+func TestStreamDecoderReusesIDs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocation counts")
+	}
+	in := []byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"call-7f3a","delta":"{\"city\": \"Paris\", \"units\": \"metric\", \"days\": 3, \"hourly\": false, \"lang\": \"fr\"}"}`)
+	var s StreamDecoder
+	first, _, err := s.DecodeEventLenient(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := testing.AllocsPerRun(200, func() {
+		ev, _, err := s.DecodeEventLenient(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id := ev.(*ToolCallArgs).ToolCallID; unsafe.StringData(id) != unsafe.StringData(first.(*ToolCallArgs).ToolCallID) {
+			t.Fatal("the id was allocated again")
+		}
+	})
+	if n != 2 {
+		t.Errorf("%v allocations per event, want 2 (the event and its delta)", n)
+	}
+	if n := testing.AllocsPerRun(200, func() { DecodeEventLenient(in) }); n != 3 {
+		t.Errorf("DecodeEventLenient: %v allocations, want 3", n)
+	}
+}
+
+// TestDecoderResetsEverything: a decoder reset after a document (pooled, or
+// a StreamDecoder's) keeps nothing of it but its scratch buffer (emptied)
+// and the integers of its inline offset stack, so every field added to
+// decoder must be reset by reset or listed here.
+func TestDecoderResetsEverything(t *testing.T) {
+	d := getDecoder([]byte(`{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user","content":[{"type":"text","text":"\u00e9"}]}],"mood":1}}`), true)
+	var strs stringCache
+	d.strs = &strs
+	if _, err := decodeEventUnion(d); err != nil {
+		t.Fatal(err)
+	}
+	d.warn("a warning to drop")
+	d.objects = map[int][]memberSpan{0: nil}
+	d.reset()
+	v := reflect.ValueOf(d).Elem()
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		switch name {
+		case "scratch":
+			if len(d.scratch) != 0 {
+				t.Errorf("scratch holds %q", d.scratch)
+			}
+		case "startsBuf": // integers, overwritten before use
+		default:
+			if !v.Field(i).IsZero() {
+				t.Errorf("field %s is not reset: %v", name, v.Field(i))
+			}
+		}
 	}
 }

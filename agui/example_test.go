@@ -69,3 +69,31 @@ func ExampleDecodeEventLenient() {
 	// warning: at /mood: removed unrecognised member
 	// skipped: agui: unknown event type "FUTURE_EVENT"
 }
+
+// A StreamDecoder reads the events of one stream in order; the tool call id
+// that every argument delta repeats is allocated once, for the first.
+func ExampleStreamDecoder() {
+	var dec agui.StreamDecoder
+	for _, frame := range []string{
+		`{"type":"TOOL_CALL_START","toolCallId":"call-1","toolCallName":"search"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"call-1","delta":"{\"q\":"}`,
+		`{"type":"TOOL_CALL_ARGS","toolCallId":"call-1","delta":"\"go\"}"}`,
+		`{"type":"TOOL_CALL_END","toolCallId":"call-1"}`,
+	} {
+		ev, _, err := dec.DecodeEventLenient([]byte(frame))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if args, ok := ev.(*agui.ToolCallArgs); ok {
+			fmt.Printf("%s %s\n", ev.Type(), args.Delta)
+		} else {
+			fmt.Println(ev.Type())
+		}
+	}
+	// Output:
+	// TOOL_CALL_START
+	// TOOL_CALL_ARGS {"q":
+	// TOOL_CALL_ARGS "go"}
+	// TOOL_CALL_END
+}

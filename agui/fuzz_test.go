@@ -2,7 +2,9 @@ package agui
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/agui-go/sdk/internal/spectest"
@@ -33,7 +35,14 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"FUTURE","x":[1,{"y":null}]}`))
 	f.Add([]byte(`{"type":"TEXT_MESSAGE_END","messageId":null,"messageId":"m","type":"TEXT_MESSAGE_END"}`))
 	f.Add([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"x"},"outcome":{"type":"success"}}`))
+	var stream StreamDecoder // shared by the inputs, so its cache carries over
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A StreamDecoder returns what DecodeEventLenient returns.
+		ev1, w1, err1 := DecodeEventLenient(data)
+		ev2, w2, err2 := stream.DecodeEventLenient(data)
+		if !reflect.DeepEqual(ev1, ev2) || !reflect.DeepEqual(w1, w2) || fmt.Sprint(err1) != fmt.Sprint(err2) {
+			t.Fatalf("StreamDecoder differs:\n%#v %v %v\n%#v %v %v", ev1, w1, err1, ev2, w2, err2)
+		}
 		if ev, err := DecodeEvent(data); err == nil {
 			out := mustAppend(t, ev)
 			ev2, err := DecodeEvent(out)

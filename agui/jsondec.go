@@ -615,6 +615,10 @@ type decoder struct {
 	// objects caches, by the offset of an object's '{', what overridden
 	// learnt about its members. Only failures fill it.
 	objects map[int][]memberSpan
+
+	// strs, when set (StreamDecoder), supplies the strings str returns,
+	// reusing those the stream decoded before.
+	strs *stringCache
 }
 
 // newDecoder returns a cursor at the start of data. lenient selects the
@@ -875,8 +879,10 @@ func (d *decoder) str() (string, error) {
 	d.pos, d.mark = end, start
 	lit := d.data[start:end]
 	if flags&strEscaped == 0 && (flags&strNonASCII == 0 || utf8.Valid(lit)) {
-		return string(lit[1 : len(lit)-1]), nil
+		return d.strs.get(lit[1 : len(lit)-1]), nil
 	}
+	// An escaped string is seldom an id that comes back (a tool call's
+	// argument text, mostly): it does not take a slot of the cache.
 	d.scratch = appendUnquoted(d.scratch[:0], lit)
 	return string(d.scratch), nil
 }

@@ -200,6 +200,20 @@ func (x *Expander) Open() bool { return len(x.lanes) > 0 }
 // ends.
 func (x *Expander) Reset() { x.lanes = x.lanes[:0] }
 
+// PassesThrough reports whether Expand would return ev alone and change
+// nothing: ev is no chunk and no lane is open for it to close. A consumer
+// can then hand ev on directly, without a slice to collect it in.
+func (x *Expander) PassesThrough(ev agui.Event) bool {
+	if len(x.lanes) > 0 {
+		return false
+	}
+	switch ev.(type) { //agui:nonexhaustive only chunks expand
+	case *agui.TextMessageChunk, *agui.ToolCallChunk, *agui.ReasoningMessageChunk:
+		return false
+	}
+	return true
+}
+
 // Expand appends to dst what ev becomes and returns the extended slice: for
 // a chunk, the synthesized events; for any other event, the synthetic ends
 // of the lanes it closes followed by ev itself. Synthesized events are newly

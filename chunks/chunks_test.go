@@ -317,7 +317,8 @@ func ExampleExpander() {
 }
 
 // FuzzExpander expands random event sequences (interop.Events). It must not
-// panic; its output holds no chunk event; every other input event comes out
+// panic; its output holds no chunk event; an event PassesThrough approves
+// comes out alone; every other input event comes out
 // unchanged and in order; and every stream it opens is closed once, by a
 // synthetic end, unless it is still open when the input stops.
 func FuzzExpander(f *testing.F) {
@@ -328,7 +329,11 @@ func FuzzExpander(f *testing.F) {
 		var passed []agui.Event
 		opened, closed := map[string]int{}, map[string]int{}
 		for _, ev := range interop.Events(data) {
+			passes := x.PassesThrough(ev)
 			out, err := x.Expand(nil, ev)
+			if passes && (err != nil || len(out) != 1 || out[0] != ev) {
+				t.Fatalf("%s passes through, but Expand gave %d events, %v", ev.Type(), len(out), err)
+			}
 			if err != nil {
 				if !errors.Is(err, chunks.ErrChunk) {
 					t.Fatalf("error %v is not a chunk error", err)

@@ -269,6 +269,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 	} else {
 		r := sse.NewReader(resp.Body)
 		r.SetMaxFrame(c.maxFrame)
+		defer func() { r.Release() }() // the reader of the last connection: its buffer serves the next run
 		lastID = func() string { return r.LastEventID() }
 		crWarned := false
 		attempts := 0
@@ -297,6 +298,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 				resp.Body.Close()
 				resp = again
 				last := r.LastEventID()
+				r.Release()
 				r = sse.NewReader(resp.Body)
 				r.SetMaxFrame(c.maxFrame)
 				r.SetLastEventID(last)

@@ -92,9 +92,13 @@ func (t *thinking) translate(typ string, doc []byte) (out []byte, warns []string
 }
 
 // mayHoldBinary is the cheap test that keeps the binary upgrade off the hot
-// path: only a document containing the word can hold a binary part.
+// path: only a document containing the word can hold a binary part. It
+// looks for `binary"` rather than `"binary"`, a weaker test (any document
+// with the second has the first) that is many times faster: a search whose
+// first byte is a quote stops at every quote of the JSON, one starting
+// with 'b' almost never.
 func mayHoldBinary(doc []byte) bool {
-	return bytes.Contains(doc, []byte(`"binary"`))
+	return bytes.Contains(doc, []byte(`binary"`))
 }
 
 // upgradeBinaryEvent upgrades legacy binary parts inside the messages an

@@ -41,7 +41,8 @@ type Pipeline struct {
 	buf      []agui.Event
 	failed   error
 	slab     deltaSlab
-	protoJS  []byte // the JSON form of the protobuf frame being pushed
+	dec      agui.StreamDecoder // the general way, reusing repeated ids
+	protoJS  []byte             // the JSON form of the protobuf frame being pushed
 }
 
 // PipelineOption configures a Pipeline.
@@ -129,6 +130,16 @@ func (p *Pipeline) Push(frame []byte, deliver func(agui.Event) bool) error {
 			p.warnf(WarnVersion, w)
 		}
 	}
+	if p.expander.PassesThrough(ev) {
+		// Expansion would pass ev on alone: skip the buffer, whose
+		// stores and clearing cost write barriers while the GC marks.
+		if err := p.verifier.Observe(ev); err != nil {
+			p.failed = &StreamError{Index: p.index, Type: string(ev.Type()), Err: err}
+			return p.failed
+		}
+		deliver(ev)
+		return nil
+	}
 	p.buf, err = p.expander.Expand(p.buf[:0], ev)
 	if err != nil {
 		p.failed = &StreamError{Index: p.index, Type: string(ev.Type()), Err: err}
@@ -199,7 +210,7 @@ func (p *Pipeline) decode(frame []byte) (agui.Event, error) {
 			p.warnf(WarnLegacy, w)
 		}
 	}
-	ev, warns, err := agui.DecodeEventLenient(frame)
+	ev, warns, err := p.dec.DecodeEventLenient(frame)
 	if err != nil {
 		return p.unknown(frame, err)
 	}
@@ -230,7 +241,7 @@ func (p *Pipeline) unknown(frame []byte, err error) (agui.Event, error) {
 		for _, w := range twarns {
 			p.warnf(WarnLegacy, w)
 		}
-		ev, warns, err := agui.DecodeEventLenient(out)
+		ev, warns, err := p.dec.DecodeEventLenient(out)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -48,6 +49,8 @@ func TestReader(t *testing.T) {
 		{"field without colon", "data\n\n", []string{""}},
 		{"only one leading space is removed", "data:  x\n\n", []string{" x"}},
 		{"empty input", "", nil},
+		{"common and other shapes mixed", "data: 1\n\nid: 5\ndata: 2\n\ndata:3\n\ndata: 4\r\n\r\ndata: 5\n\ndata: 6\ndata: 7\n\ndata: 8\n\n", []string{"1", "2", "3", "4", "5", "6\n7", "8"}},
+		{"a data line then another field", "data: 1\nevent: x\n\n", []string{"1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -223,5 +226,38 @@ func TestOffset(t *testing.T) {
 				t.Errorf("%s (one byte at a time: %v): offsets %v, want %v", tc.name, oneByte, got, want)
 			}
 		}
+	}
+}
+
+// TestRelease: a released reader refuses to read on; a reader built after
+// it (possibly on its buffer) reads only its own stream, even when the
+// released one stopped mid-stream with bytes still buffered; and a
+// caller's own *bufio.Reader is read directly and never pooled.
+func TestRelease(t *testing.T) {
+	first := NewReader(strings.NewReader("data: 1\n\ndata: left over\n\n"))
+	if got, err := first.Next(); err != nil || string(got) != "1" {
+		t.Fatalf("first frame: %q, %v", got, err)
+	}
+	first.Release()
+	if _, err := first.Next(); err == nil || err == io.EOF {
+		t.Fatalf("Next after Release: %v", err)
+	}
+	first.Release() // twice is harmless
+	got, err := collect(t, strings.NewReader("data: 2\n\n"), 0)
+	if err != nil || strings.Join(got, "|") != "2" {
+		t.Fatalf("after a release: %q, %v", got, err)
+	}
+
+	own := bufio.NewReaderSize(strings.NewReader("data: 3\n\ndata: 4\n\n"), 64<<10)
+	r := NewReader(own)
+	if got, err := r.Next(); err != nil || string(got) != "3" {
+		t.Fatalf("own buffer: %q, %v", got, err)
+	}
+	r.Release()
+	for range 4 {
+		NewReader(strings.NewReader("")).Release() // would hand out own if it were pooled
+	}
+	if rest, _ := io.ReadAll(own); string(rest) != "data: 4\n\n" {
+		t.Fatalf("the caller's reader was disturbed: %q left", rest)
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package agui
+
+const raceEnabled = false
