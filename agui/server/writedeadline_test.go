@@ -95,13 +95,16 @@ func bigEvents(n, size int, ended chan<- error) server.Agent[server.NoState] {
 // write of the stream takes it several write-timeout intervals to read: the
 // deadline bounds the time without progress, not the time a write takes.
 func TestWriteTimeoutSparesSteadySlowReader(t *testing.T) {
-	const interval = 250 * time.Millisecond
+	// Half a second: a reader that sleeps 40ms between reads is still
+	// steady when a loaded machine (CI, -race, parallel packages) stretches
+	// a sleep several times over.
+	const interval = 500 * time.Millisecond
 	ended := make(chan error, 1)
 	srv := startSmall(t, server.NewHandler(bigEvents(3, 64<<10, ended), server.WithWriteTimeout(interval)))
 	c, br := dialSmall(t, srv)
 	// 4 KiB every 40ms: about 100 KiB/s, so one 64 KiB event takes about
-	// 0.6s to read, more than twice the interval, while an 8 KiB piece
-	// takes 80ms.
+	// 0.6s to read, more than the interval, while an 8 KiB piece takes
+	// 80ms; the three take about 1.9s, more than three intervals.
 	start := time.Now()
 	buf := make([]byte, 4<<10)
 	var body strings.Builder
