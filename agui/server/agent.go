@@ -52,40 +52,62 @@ type Func = AgentFunc[NoState]
 // Outcome is how a run that did not fail ended; the driver turns it into
 // RUN_FINISHED. The zero Outcome is a plain success (RUN_FINISHED without an
 // outcome member, which the protocol reads as success).
+//
+// An Outcome is one pointer: an agent returns it with its error in
+// registers, and an idle run's stack holds no room for it.
 type Outcome struct {
+	o *outcome // nil: the plain success
+}
+
+// outcome is what an Outcome says. It is never changed once an Outcome
+// points at it: WithResult and WithUsage make a new one.
+type outcome struct {
 	finished agui.RunFinishedOutcome
 	result   any
 	usage    []agui.TokenUsage
 }
 
+// with returns a copy of what o says, for WithResult and WithUsage to change.
+func (o Outcome) with() *outcome {
+	var c outcome
+	if o.o != nil {
+		c = *o.o
+	}
+	return &c
+}
+
 // Success is a completed run. pendingToolCallIDs names tool calls the client
 // is expected to execute (client-side tools); leave it empty otherwise.
 func Success(pendingToolCallIDs ...string) Outcome {
-	return Outcome{finished: &agui.RunFinishedSuccessOutcome{PendingToolCallIDs: pendingToolCallIDs}}
+	return Outcome{&outcome{finished: &agui.RunFinishedSuccessOutcome{PendingToolCallIDs: pendingToolCallIDs}}}
 }
 
 // Interrupted is a run that paused for human input; a later run resumes it
 // with RunAgentInput.resume. At least one interrupt is required: without one
 // the run ends with RUN_ERROR code PROTOCOL. [NewInterrupt] builds one.
 func Interrupted(interrupts ...agui.Interrupt) Outcome {
-	return Outcome{finished: &agui.RunFinishedInterruptOutcome{Interrupts: interrupts}}
+	return Outcome{&outcome{finished: &agui.RunFinishedInterruptOutcome{Interrupts: interrupts}}}
 }
 
 // Cancelled is a run the agent stopped on purpose (not a failure, and not a
 // cancellation by the transport, which ends the run with RUN_ERROR code
 // CANCELLED instead).
 func Cancelled() Outcome {
-	return Outcome{finished: &agui.RunFinishedCancelledOutcome{}}
+	return Outcome{&outcome{finished: &agui.RunFinishedCancelledOutcome{}}}
 }
 
 // WithResult returns o with a result, carried in RUN_FINISHED.result. v is
 // encoded by the package's value rule (see Values in the package
 // documentation); a value that cannot be encoded ends the run with RUN_ERROR
 // code SERIALIZATION, and one that encodes to null is omitted.
-func (o Outcome) WithResult(v any) Outcome { o.result = v; return o }
+func (o Outcome) WithResult(v any) Outcome { c := o.with(); c.result = v; return Outcome{c} }
 
 // WithUsage returns o with token usage, carried in RUN_FINISHED.usage.
-func (o Outcome) WithUsage(usage ...agui.TokenUsage) Outcome { o.usage = usage; return o }
+func (o Outcome) WithUsage(usage ...agui.TokenUsage) Outcome {
+	c := o.with()
+	c.usage = usage
+	return Outcome{c}
+}
 
 // NewInterrupt returns an interrupt with a fresh id and the given reason (a
 // short machine-readable string such as "approval") and message (shown to the
@@ -99,8 +121,12 @@ func NewInterrupt(reason, message string) agui.Interrupt {
 }
 
 // runFinished builds the RUN_FINISHED event for o.
-func (o Outcome) runFinished(threadID, runID string) (*agui.RunFinished, error) {
+func (oc Outcome) runFinished(threadID, runID string) (*agui.RunFinished, error) {
 	ev := agui.NewRunFinished(threadID, runID)
+	o := oc.o
+	if o == nil {
+		return ev, nil
+	}
 	ev.Outcome = o.finished
 	ev.Usage = o.usage
 	if in, ok := o.finished.(*agui.RunFinishedInterruptOutcome); ok && len(in.Interrupts) == 0 {

@@ -88,11 +88,37 @@ type handler[S any] struct {
 }
 
 func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	run := h.open(w, r)
+	if run == nil {
+		return
+	}
+	// What Runner.callAgent does, written out here: its frame would sit
+	// between this one and an idle agent. The terminal event, then
+	// closing the stream, happen in end however the agent leaves.
+	defer run.end()
+	if run.rc != nil {
+		run.outcome, run.runErr = run.run(run.ctx, run.rc)
+	}
+	run.returned = true
+}
+
+// open does everything a request needs before its agent runs: it answers a
+// request that gets no stream (and returns a nil runner), or starts the
+// stream, emits RUN_STARTED and returns the run, ready for its agent. A
+// durable run is served whole here.
+//
+// ServeHTTP is kept this small, and open is not inlined into it, because an
+// idle agent blocks on the request's goroutine under ServeHTTP's frame: what
+// checking, decoding and setting up needed is off the stack by then. See
+// [Runner.prologue] for why that stack is worth a few hundred bytes.
+//
+//go:noinline
+func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	allow := http.MethodPost
 	if c := h.cfg.cors; c != nil {
 		if r.Method == http.MethodOptions {
 			c.preflight(w, r)
-			return
+			return nil
 		}
 		c.setHeaders(w.Header(), r)
 		allow = "OPTIONS, POST"
@@ -100,54 +126,68 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d := h.cfg.durable; d != nil {
 		if runID, action, ok := d.route(r); ok {
 			d.serveRoute(w, r, runID, action, &h.cfg)
-			return
+			return nil
 		}
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", allow)
 		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
-		return
+		return nil
 	}
+	var slot *atomic.Int64
 	if n := int64(h.cfg.maxRuns); n > 0 {
-		defer h.runs.Add(-1)
 		if h.runs.Add(1) > n {
+			h.runs.Add(-1)
 			w.Header().Set("Retry-After", "1")
 			reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
 				fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
-			return
+			return nil
 		}
+		// The place is given back when the run ends, or below if the
+		// request never gets that far (and if it panics on the way).
+		slot = &h.runs
+		defer func() {
+			if slot != nil {
+				slot.Add(-1)
+			}
+		}()
 	}
 	if err := checkJSON(r.Header.Get("Content-Type")); err != nil {
 		reject(w, http.StatusUnsupportedMediaType, HTTPCodeUnsupportedMediaType, err.Error())
-		return
+		return nil
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
 		reject(w, http.StatusNotAcceptable, HTTPCodeNotAcceptable,
 			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
-		return
+		return nil
 	}
 	input, state, ok := h.readInput(w, r)
 	if !ok {
-		return
+		return nil
 	}
-	h.stream(w, r, enc, input, state)
-}
-
-// stream runs the agent over input and streams the run. It is apart from
-// ServeHTTP, like readInput, so that what decoding needed is off the stack
-// while the run is idle: an idle run's goroutine is as deep as its agent, not
-// as deep as the JSON decoder was.
-func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) {
 	if h.cfg.durable != nil && enc == encodingSSE {
 		h.serveDurable(w, r, input, state)
-		return
+		return nil
 	}
+	run, e := h.stream(w, r, enc, input, state)
+	if run == nil {
+		return nil
+	}
+	run.slot, slot = slot, nil // the run gives it back now
+	run.prologue(e)
+	return run
+}
+
+// stream starts the stream of a run of the agent over input: the response's
+// head and the sink and emitter that write the events. It returns a nil
+// runner when there is no agent to run, having answered the request.
+func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) (*Runner[S], *emitter) {
 	runner := newRunner(r.Context(), h.agent, input, h.cfg.run)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here
 		reject(w, http.StatusInternalServerError, string(agui.CodeAgentError), err.Error())
-		return
+		return nil, nil
 	}
 
 	hdr := w.Header()
@@ -175,8 +215,7 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 	e.pooled = true
 	s.e = e
 	s.start()
-	runner.drive(e)
-	s.close()
+	return runner, e
 }
 
 // readInput reads and decodes the request body, or answers the request with

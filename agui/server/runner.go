@@ -23,7 +23,10 @@ import (
 // with [ErrAlreadyStarted]. A Runner that is never started should be
 // cancelled, to release what NewRunner registered with ctx.
 type Runner[S any] struct {
-	agent   Agent[S]
+	agent Agent[S]
+	// run is the agent's Run: the function itself for an AgentFunc, whose
+	// method's frame would otherwise sit under an idle agent as well.
+	run     func(context.Context, *RunContext[S]) (Outcome, error)
 	input   *agui.RunAgentInput
 	cfg     runConfig
 	parent  context.Context
@@ -37,6 +40,28 @@ type Runner[S any] struct {
 	// state, when set, is the already-decoded initial state (the handler
 	// decodes it before the stream starts, to answer 400 on a bad one).
 	state *S
+
+	// How the agent ended, kept here rather than on the stack under the
+	// agent (see callAgent): its results, and whether it returned at all.
+	outcome  Outcome
+	runErr   error
+	returned bool
+
+	// e and rc are the run's emitter and the agent's run context, from
+	// the prologue to the run's end.
+	e  *emitter
+	rc *RunContext[S]
+
+	// slot, when set, is the HTTP handler's count of runs in flight
+	// (WithMaxConcurrentRuns), given back once the run has ended.
+	slot *atomic.Int64
+}
+
+// closingSink is a sink with something to do once the run has ended: the
+// HTTP handler's writes what is left and stops its timers.
+type closingSink interface {
+	sink
+	close()
 }
 
 // runContext is the run's context: cancellable on its own, with the parent's
@@ -85,6 +110,11 @@ func NewRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentI
 
 func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, cfg runConfig) *Runner[S] {
 	r := &Runner[S]{agent: agent, input: input, cfg: cfg, parent: ctx}
+	if f, ok := agent.(AgentFunc[S]); ok {
+		r.run = f
+	} else if agent != nil {
+		r.run = agent.Run
+	}
 	switch {
 	case agent == nil:
 		r.initErr = errors.New("agui/server: nil agent")
@@ -250,18 +280,25 @@ var errGoexit = errors.New("agui/server: the agent called runtime.Goexit")
 // drive is the driver shared by every way of running: RUN_STARTED, the agent,
 // the terminal event, then the guard.
 func (r *Runner[S]) drive(e *emitter) {
-	in := r.input
-	outcome, runErr := Outcome{}, error(errAgentExited)
-	defer func() {
-		normal, cause := e.finish(in.ThreadID, in.RunID, outcome, runErr)
-		r.release()
-		if !normal {
-			// The guard: whatever the run started (tool calls, model
-			// requests) stops with it, unless it finished normally.
-			r.cancel(cause)
-		}
-	}()
+	r.prologue(e)
+	r.callAgent()
+}
 
+// prologue emits RUN_STARTED through e and prepares the agent's run context
+// (r.rc). It leaves r.rc nil, with the run's error in r.runErr, when the run
+// cannot go on to the agent.
+//
+// It is apart from callAgent, and not inlined, so that what it needs is off
+// the stack by the time the agent runs: an idle agent blocks on this very
+// goroutine (under net/http's, for a handler), and how much stack it holds
+// there counts twice. Once in the goroutine's own stack, and once more in
+// every goroutine started after the next collection, since the runtime sizes
+// new stacks by the average that the collection found in use.
+//
+//go:noinline
+func (r *Runner[S]) prologue(e *emitter) {
+	r.e = e
+	in := r.input
 	started := agui.NewRunStarted(in.ThreadID, in.RunID)
 	version := agui.ProtocolVersion
 	started.ProtocolVersion = &version
@@ -270,7 +307,7 @@ func (r *Runner[S]) drive(e *emitter) {
 		started.Input = in
 	}
 	if err := e.start(started); err != nil {
-		outcome, runErr = Outcome{}, err
+		r.runErr = err
 		return
 	}
 	rc := &RunContext[S]{input: in}
@@ -279,43 +316,74 @@ func (r *Runner[S]) drive(e *emitter) {
 	if pre == nil && isNoState[S]() {
 		pre = new(S) // nothing to decode the input's state into
 	}
+	r.state = nil // the run context holds it now
 	if err := rc.initState(pre); err != nil {
-		outcome, runErr = Outcome{}, err
+		r.runErr = err
 		return
 	}
 	if cause := e.cancelled(); cause != nil {
-		outcome, runErr = Outcome{}, cancelledError(cause)
+		r.runErr = cancelledError(cause)
 		return
 	}
-	outcome, runErr = r.call(rc)
+	// Until the agent returns, its end counts as a runtime.Goexit (see end).
+	r.runErr = errAgentExited
+	r.rc = rc
 }
 
-// call runs the agent, turning a panic into an AGENT_PANIC error and logging
-// the stack.
-func (r *Runner[S]) call(rc *RunContext[S]) (out Outcome, err error) {
-	returned := false
-	defer func() {
-		if returned {
-			return
+// callAgent runs the agent over r.rc (nil: the prologue failed and r.runErr
+// says why), then, however the agent left (returned, panicked or called
+// runtime.Goexit), sends the terminal event and releases the run (see
+// [Runner.end]). Its frame is the one an idle agent sits on, so it takes
+// nothing but the Runner and keeps nothing: the agent's results go into the
+// Runner too.
+func (r *Runner[S]) callAgent() {
+	defer r.end()
+	rc := r.rc
+	if rc == nil {
+		r.returned = true
+		return
+	}
+	r.outcome, r.runErr = r.run(r.ctx, rc)
+	r.returned = true
+}
+
+// end is callAgent's deferred call: it turns a panic of the agent into an
+// AGENT_PANIC error (logging the stack), sends the terminal event and, unless
+// the run finished normally, cancels everything the run started (the
+// guard). It recovers only what the agent raised: once the agent returned
+// there is nothing in flight to recover.
+func (r *Runner[S]) end() {
+	e := r.e
+	if !r.returned {
+		if p := recover(); p != nil {
+			// A panic that UntilCancelled carried over from another
+			// goroutine already holds the stack where it happened.
+			pe, ok := p.(*PanicError)
+			if !ok {
+				pe = &PanicError{Value: p, Stack: debug.Stack()}
+			}
+			r.cfg.logger.Error("agui/server: agent panicked",
+				"threadId", r.input.ThreadID, "runId", r.input.RunID,
+				"panic", pe.Value, "stack", string(pe.Stack))
+			r.outcome, r.runErr = Outcome{}, AgentPanic(pe.Value, pe.Stack)
 		}
-		p := recover()
-		if p == nil {
-			return // runtime.Goexit: drive's default error stands
-		}
-		// A panic that UntilCancelled carried over from another goroutine
-		// already holds the stack where it happened.
-		pe, ok := p.(*PanicError)
-		if !ok {
-			pe = &PanicError{Value: p, Stack: debug.Stack()}
-		}
-		r.cfg.logger.Error("agui/server: agent panicked",
-			"threadId", r.input.ThreadID, "runId", r.input.RunID,
-			"panic", pe.Value, "stack", string(pe.Stack))
-		out, err = Outcome{}, AgentPanic(pe.Value, pe.Stack)
-	}()
-	out, err = r.agent.Run(r.ctx, rc)
-	returned = true
-	return out, err
+		// Otherwise runtime.Goexit: r.runErr is still errAgentExited.
+	}
+	in := r.input
+	normal, cause := e.finish(in.ThreadID, in.RunID, r.outcome, r.runErr)
+	r.outcome, r.rc = Outcome{}, nil // the terminal event carries it now; the agent is done with rc
+	r.release()
+	if !normal {
+		// The guard: whatever the run started (tool calls, model
+		// requests) stops with it, unless it finished normally.
+		r.cancel(cause)
+	}
+	if s, ok := e.sink.(closingSink); ok {
+		s.close()
+	}
+	if r.slot != nil {
+		r.slot.Add(-1)
+	}
 }
 
 // cancelled is cancelCause for callers outside the emit path. It takes no
