@@ -55,11 +55,43 @@ type emitter struct {
 	ended  bool  // the terminal event was sent (or the run was abandoned)
 	broken error // non-nil once the sink failed: the cause of DISCONNECTED
 
-	// Reused events for the streaming hot paths; only touched under mu and
-	// only when !retain.
+	// reused holds the events the streaming hot paths reuse; only touched
+	// under mu and only when !retain. It is allocated by the first delta,
+	// so a run that streams none (an idle one above all) does not carry it.
+	reused *reusedEvents
+
+	// history is the conversation the run starts from, until the verifier
+	// has been seeded with it (see seedHistory).
+	history []agui.Message
+}
+
+// reusedEvents are the events the streaming hot paths build in place.
+type reusedEvents struct {
 	text      agui.TextMessageContent
 	args      agui.ToolCallArgs
 	reasoning agui.ReasoningMessageContent
+}
+
+// reuse returns the reused events, allocating them the first time.
+// Called with mu held.
+func (e *emitter) reuse() *reusedEvents {
+	if e.reused == nil {
+		e.reused = new(reusedEvents)
+	}
+	return e.reused
+}
+
+// seedHistory gives the verifier the conversation the run starts from,
+// once, before it observes anything after RUN_STARTED: what the seed records
+// (owners of earlier messages, tool calls from history) matters only to
+// later events, and RUN_STARTED of a stream's only run is verified the same
+// with or without it. Seeding late means an idle run holds no record of its
+// history beyond the input itself. Called with mu held.
+func (e *emitter) seedHistory() {
+	if e.history != nil {
+		e.verifier.Seed(e.history)
+		e.history = nil
+	}
 }
 
 // sink receives verified events, one at a time, with the emitter's mutex held.
@@ -103,6 +135,7 @@ func (e *emitter) cancelCause() error {
 // its SUBAGENT_FINISHED (or SUBAGENT_ERROR) is sent, so every emit checked
 // after that event sees it.
 func (e *emitter) check(ev agui.Event, sc *scope) error {
+	e.seedHistory()
 	if e.broken != nil {
 		return disconnectedError(e.broken)
 	}
@@ -209,7 +242,7 @@ func (e *emitter) textContent(id, delta string, sc *scope) error {
 	} else {
 		// Only this method writes the reused event, and nothing mutates
 		// an event it is given, so setting the three members suffices.
-		ev = &e.text
+		ev = &e.reuse().text
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
 	if err := e.check(ev, sc); err != nil {
@@ -228,7 +261,7 @@ func (e *emitter) toolArgs(id, delta string, sc *scope) error {
 	} else {
 		// Only this method writes the reused event, and nothing mutates
 		// an event it is given, so setting the three members suffices.
-		ev = &e.args
+		ev = &e.reuse().args
 		ev.ToolCallID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
 	if err := e.check(ev, sc); err != nil {
@@ -247,7 +280,7 @@ func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
 	} else {
 		// Only this method writes the reused event, and nothing mutates
 		// an event it is given, so setting the three members suffices.
-		ev = &e.reasoning
+		ev = &e.reuse().reasoning
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
 	if err := e.check(ev, sc); err != nil {
@@ -282,6 +315,7 @@ func (e *emitter) start(ev *agui.RunStarted) error {
 func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) (normal bool, cause error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.seedHistory()
 	if e.ended {
 		return false, ErrRunEnded
 	}

@@ -195,7 +195,9 @@ func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
 	}
 	e.parentCause = r.parentCause
 	e.done, e.parentDone = r.ctx.Done(), r.parent.Done()
-	e.verifier.Seed(r.input.Messages)
+	if len(r.input.Messages) > 0 {
+		e.history = r.input.Messages // seeded late: see seedHistory
+	}
 	return e
 }
 
