@@ -203,11 +203,11 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 	var s *sseSink
 	var e *emitter
 	if enc == encodingProtobuf {
-		s = newProtobufSink(w, h.cfg)
+		s = newProtobufSink(w, &h.cfg)
 		e = runner.newEmitter(s, false)
 		e.encode = protoframe.AppendFrame
 	} else {
-		s = newSSESink(w, h.cfg)
+		s = newSSESink(w, &h.cfg)
 		e = runner.newEmitter(s, false)
 		e.prefix, e.suffix = "data: ", "\n\n"
 		e.maxEvent = sse.DefaultMaxFrame // protoframe.AppendFrame enforces its own
@@ -377,10 +377,14 @@ func reject(w http.ResponseWriter, status int, code, message string) {
 // every write (see [emitter.acquireOut]). That is what keeps an idle run
 // close to what net/http itself spends on an open response.
 type sseSink struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	cfg handlerConfig
-	e   *emitter
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	// cfg is the handler's configuration, shared rather than copied (a
+	// copy made the sink 96 bytes larger); keepAlive is the sink's own,
+	// zero for a stream that has no keep-alives.
+	cfg       *handlerConfig
+	keepAlive time.Duration
+	e         *emitter
 
 	// flushTimer makes what is buffered due when the latency budget ends;
 	// keepTimer writes a keep-alive (nil without keep-alives). Each is armed
@@ -446,11 +450,12 @@ const writePiece = 4 << 10
 // encodes what follows.
 const writeBatch = 8 << 10
 
-func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
+func newSSESink(w http.ResponseWriter, cfg *handlerConfig) *sseSink {
 	s := &sseSink{
 		w:         w,
 		rc:        http.NewResponseController(w),
 		cfg:       cfg,
+		keepAlive: cfg.keepAlive,
 		lastWrite: time.Now(),
 		// Until a write says otherwise, assume a network's costs.
 		slowWrites: true,
@@ -464,22 +469,23 @@ func newSSESink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
 // start arms the keep-alive timer, once the emitter is in place.
 func (s *sseSink) start() {
 	s.room.L = &s.e.mu
-	if s.cfg.keepAlive <= 0 {
+	if s.keepAlive <= 0 {
 		return
 	}
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
 	s.keepArmed = true
 	s.pending.Add(1)
-	s.keepTimer = time.AfterFunc(s.cfg.keepAlive, s.onKeepTimer)
+	s.keepTimer = time.AfterFunc(s.keepAlive, s.onKeepTimer)
 }
 
 // newProtobufSink is the sink of a protobuf stream: the same writing and
 // flushing as SSE, without keep-alives, since the binary framing has no
 // comment frame to carry one.
-func newProtobufSink(w http.ResponseWriter, cfg handlerConfig) *sseSink {
-	cfg.keepAlive = 0
-	return newSSESink(w, cfg)
+func newProtobufSink(w http.ResponseWriter, cfg *handlerConfig) *sseSink {
+	s := newSSESink(w, cfg)
+	s.keepAlive = 0
+	return s
 }
 
 func (s *sseSink) deliver(e *emitter, ev agui.Event) error {
@@ -719,11 +725,11 @@ func (s *sseSink) onKeepTimer() {
 	if s.closed || s.e.broken != nil {
 		return
 	}
-	next := s.cfg.keepAlive
+	next := s.keepAlive
 	switch idle := time.Since(s.lastWrite); {
 	case s.writing:
-	case idle < s.cfg.keepAlive:
-		next = s.cfg.keepAlive - idle
+	case idle < s.keepAlive:
+		next = s.keepAlive - idle
 	default:
 		if len(s.e.out) == 0 {
 			s.e.acquireOut()

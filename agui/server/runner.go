@@ -23,7 +23,6 @@ import (
 // with [ErrAlreadyStarted]. A Runner that is never started should be
 // cancelled, to release what NewRunner registered with ctx.
 type Runner[S any] struct {
-	agent Agent[S]
 	// run is the agent's Run: the function itself for an AgentFunc, whose
 	// method's frame would otherwise sit under an idle agent as well.
 	run     func(context.Context, *RunContext[S]) (Outcome, error)
@@ -35,17 +34,19 @@ type Runner[S any] struct {
 	detach  func() bool // stops propagating the parent's cancellation
 	timer   *time.Timer
 	started atomic.Bool
-	initErr error
+	// returned is set once the agent has returned (not panicked, not
+	// exited its goroutine); it shares started's word.
+	returned bool
+	initErr  error
 
 	// state, when set, is the already-decoded initial state (the handler
 	// decodes it before the stream starts, to answer 400 on a bad one).
 	state *S
 
-	// How the agent ended, kept here rather than on the stack under the
-	// agent (see callAgent): its results, and whether it returned at all.
-	outcome  Outcome
-	runErr   error
-	returned bool
+	// The agent's results, kept here rather than on the stack under the
+	// agent (see callAgent).
+	outcome Outcome
+	runErr  error
 
 	// e and rc are the run's emitter and the agent's run context, from
 	// the prologue to the run's end.
@@ -72,7 +73,8 @@ type closingSink interface {
 type runContext struct {
 	context.Context
 	deadline    time.Time
-	hasDeadline bool
+	hasDeadline bool        // beside detached, so that the two share a word
+	detached    atomic.Bool // see parentDone
 
 	// parentDone is the parent's Done channel (nil when it can never be
 	// cancelled) and forward cancels the run with the parent's cause; Err
@@ -81,7 +83,6 @@ type runContext struct {
 	// longer follows its parent.
 	parentDone <-chan struct{}
 	forward    func()
-	detached   atomic.Bool
 }
 
 func (c *runContext) Deadline() (time.Time, bool) { return c.deadline, c.hasDeadline }
@@ -109,7 +110,7 @@ func NewRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentI
 }
 
 func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, cfg runConfig) *Runner[S] {
-	r := &Runner[S]{agent: agent, input: input, cfg: cfg, parent: ctx}
+	r := &Runner[S]{input: input, cfg: cfg, parent: ctx}
 	if f, ok := agent.(AgentFunc[S]); ok {
 		r.run = f
 	} else if agent != nil {
@@ -131,9 +132,8 @@ func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentI
 		r.timer = time.AfterFunc(d, func() { cancel(ErrDeadline) })
 	}
 	r.ctx, r.cancel = rc, cancel
-	forward := func() { cancel(r.parentCause()) }
-	rc.parentDone, rc.forward = ctx.Done(), forward
-	r.detach = context.AfterFunc(ctx, forward)
+	rc.parentDone, rc.forward = ctx.Done(), r.forward
+	r.detach = context.AfterFunc(ctx, rc.forward)
 	return r
 }
 
@@ -150,6 +150,9 @@ func (r *Runner[S]) Cancel(cause error) {
 // Context returns the run's context: the one the agent receives. It is done
 // when the run is cancelled; context.Cause says why.
 func (r *Runner[S]) Context() context.Context { return r.ctx }
+
+// forward cancels the run with the parent's cause, when the parent is done.
+func (r *Runner[S]) forward() { r.cancel(r.parentCause()) }
 
 func (r *Runner[S]) parentCause() error {
 	if r.cfg.parentCause != nil {
@@ -196,7 +199,7 @@ func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
 	e.parentCause = r.parentCause
 	e.done, e.parentDone = r.ctx.Done(), r.parent.Done()
 	if len(r.input.Messages) > 0 {
-		e.history = r.input.Messages // seeded late: see seedHistory
+		e.history = &r.input.Messages // seeded late: see seedHistory
 	}
 	return e
 }
