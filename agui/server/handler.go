@@ -174,8 +174,8 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	if run == nil {
 		return nil
 	}
-	run.slot, slot = slot, nil // the run gives it back now
 	run.prologue(e)
+	run.slot, slot = slot, nil // the run gives it back when it ends
 	return run
 }
 
