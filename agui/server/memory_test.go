@@ -161,12 +161,12 @@ func measureIdle(t *testing.T, h http.Handler, n int) idleCost {
 // response, measured the same way in the same test, and fails when a run
 // costs more than 4 KiB over it, or holds more goroutines.
 //
-// The heap part is steady to a few bytes from run to run (about +2.1 KiB
-// here, +2.3 KiB with keep-alives). The stack part moves by up to a KiB
+// The heap part is steady to a few bytes from run to run (about +2.2 KiB
+// here, a little more with keep-alives). The stack part moves by up to a KiB
 // either way between measurements, although every goroutine's stack is the
 // same size each time: StackInuse counts whole stack spans, free stacks
 // left in the runtime's pools by the previous server's goroutines among
-// them. The median of six rounds keeps the figure between about +1.6 and
+// them. The median of six rounds keeps the figure between about +1.7 and
 // +2.8 KiB here, under the limit with room for that noise.
 //
 // Stack is where the figure would jump: the agent runs on net/http's
