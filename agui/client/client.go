@@ -244,6 +244,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 	p.era = c.era
 	stopped, ended := false, false
 	lastID := func() string { return "" }
+	var lastSeq uint64 // with skip: the number of the last event read
 	each := func(ev agui.Event) bool {
 		if rc.conv != nil {
 			for _, w := range rc.conv.Apply(ev) {
@@ -253,8 +254,11 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 		t := ev.Type()
 		ended = t == agui.EventTypeRunFinished || t == agui.EventTypeRunError
 		if skip > 0 {
-			if seq, err := strconv.ParseUint(lastID(), 10, 64); err == nil && seq <= skip {
-				return true
+			if seq, err := strconv.ParseUint(lastID(), 10, 64); err == nil {
+				lastSeq = seq
+				if seq <= skip {
+					return true
+				}
 			}
 		}
 		stopped = !deliver(ev, p.index)
@@ -308,7 +312,13 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 	for {
 		frame, err := next()
 		if err == io.EOF {
-			return p.Finish()
+			if err := p.Finish(); err != nil {
+				return err
+			}
+			if skip > lastSeq && ended {
+				return fmt.Errorf("%w: run %s ended with event %d, before event %d", ErrCursorPastEnd, runID, lastSeq, skip)
+			}
+			return nil
 		}
 		if err != nil {
 			return c.readFailure(ctx, p, err)

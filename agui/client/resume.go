@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -36,11 +37,21 @@ func (c *Client) runURL(runID, action string) string {
 	return strings.TrimSuffix(c.url, "/") + "/runs/" + url.PathEscape(runID) + "/" + action
 }
 
+// ErrCursorPastEnd is the error of a [Client.Resume] whose run ended before
+// the event it was asked to resume after: the cursor names an event the run
+// never sent (the server answers such a cursor with 400 INVALID_CURSOR).
+var ErrCursorPastEnd = errors.New("agui client: the run ended before the resume cursor")
+
 // Resume delivers run runID of a server with durable runs after its event
 // number after (0: the whole run) and follows it live to its end, as
 // [Client.Run] does once the run started: the same pipeline, the same
 // reattaching when the connection drops. It serves a client that lost its
 // process, not only its connection (agui run --resume).
+//
+// The run is read from its start, so that the pipeline checks it whole, and
+// the events up to after are not delivered. after equal to the run's last
+// event delivers nothing; after beyond it ends with [ErrCursorPastEnd] once
+// the run has ended (a live run is followed until then).
 func (c *Client) Resume(ctx context.Context, runID string, after uint64, opts ...RunOption) iter.Seq2[agui.Event, error] {
 	return func(yield func(agui.Event, error) bool) {
 		var rc runConfig

@@ -154,6 +154,18 @@ func TestClientResume(t *testing.T) {
 			t.Fatalf("after %d: %v", after, got)
 		}
 	}
+	// A cursor past the run's last event is an error, not an empty run.
+	var n int
+	var last error
+	for ev, err := range c.Resume(context.Background(), "r1", uint64(len(all)+5)) {
+		if ev != nil {
+			n++
+		}
+		last = err
+	}
+	if n != 0 || !errors.Is(last, client.ErrCursorPastEnd) {
+		t.Fatalf("resume after %d of %d events: %d events, error %v", len(all)+5, len(all), n, last)
+	}
 	var herr *client.HTTPError
 	for _, err := range c.Resume(context.Background(), "nope", 0) {
 		if !errors.As(err, &herr) || herr.Status != http.StatusNotFound {

@@ -175,6 +175,7 @@ func runRun(env *Env, args []string) int {
 	if *resume != "" {
 		conv = conversation.New(nil, nil)
 		events = c.Resume(ctx, *resume, *after, client.RunConversation(conv))
+		p.resumed, p.after = *resume, *after
 	}
 	for ev, err := range events {
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,6 +38,8 @@ func TestRunResume(t *testing.T) {
 	}{
 		{"whole run", []string{"--resume", "run-1"}, lines, ExitOK},
 		{"after 2", []string{"--resume", "run-1", "--after", "2"}, lines[2:], ExitOK},
+		{"after the last event", []string{"--resume", "run-1", "--after", strconv.Itoa(len(lines))}, []string{""}, ExitOK},
+		{"after past the end", []string{"--resume", "run-1", "--after", strconv.Itoa(len(lines) + 1)}, []string{""}, ExitRejected},
 		{"unknown run", []string{"--resume", "nope"}, nil, ExitRejected},
 		{"after without resume", []string{"--after", "2"}, nil, ExitUsage},
 		{"resume with a message", []string{"--resume", "run-1", "--message", "hi"}, nil, ExitUsage},

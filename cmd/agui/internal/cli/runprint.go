@@ -30,6 +30,9 @@ type printer struct {
 	names    map[string]string // tool call id → name
 	state    []byte            // the final state, for the summary
 	cur      string            // the message or tool call the current line streams
+	// resumed names the run of --resume; after is its --after.
+	resumed string
+	after   uint64
 }
 
 // resume starts a new line when a delta belongs to another stream than the
@@ -269,6 +272,12 @@ func (p *printer) summary(ctx context.Context, runErr error, took time.Duration)
 			fmt.Fprintf(p.err, "final state: %s\n", compact(p.state))
 		}
 	default:
+		if p.resumed != "" && p.events == 0 {
+			// Resume ends without error only once the run ended: it had
+			// nothing after the cursor.
+			fmt.Fprintf(p.err, "agui run: run %s has no events after %d (%s)\n", p.resumed, p.after, stats)
+			break
+		}
 		fmt.Fprintf(p.err, "agui run: the stream held no run (%s)\n", stats)
 	}
 	return ExitOK
