@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"sync"
 	"time"
 )
@@ -30,9 +31,6 @@ const (
 	defaultMaxEvents = 100_000
 	defaultMaxBytes  = 16 << 20
 	defaultTTL       = 10 * time.Minute
-	// chunkSize is the slab events are copied into: one allocation per
-	// chunk, not per event, keeps the emit path free of allocations.
-	chunkSize = 64 << 10
 	// maxTombstones bounds how many forgotten run ids still answer
 	// ErrExpired rather than ErrNotFound.
 	maxTombstones = 4096
@@ -76,32 +74,19 @@ type memRun struct {
 	log  *Memory
 	elem *list.Element // under log.mu
 
-	mu   sync.Mutex
-	info Info
-	// The kept events: spans[head:], span i holding sequence
-	// info.First+i-head. Spans hold no pointers, so a long log costs the
-	// garbage collector nothing to scan; their bytes live in chunks, where
-	// chunks[0] is chunk number chunk0. A chunk whose events were all
-	// dropped goes to spare and is written again, so a bounded run stops
-	// allocating once it is full.
-	spans  []span
-	head   int
-	bytes  int // bytes of the kept events
-	chunks [][]byte
-	chunk0 uint32
-	spare  [][]byte
-	wake   chan struct{} // made by a waiting reader, closed by Append
+	mu    sync.Mutex
+	info  Info
+	store store
+	// waiters are the channels of the readers waiting for the next event.
+	// Each reader owns one (capacity 1) for its whole read, and Append
+	// signals only those registered here: no channel is made or closed per
+	// event, and an append nobody waits for signals nothing.
+	waiters []chan struct{}
 
 	cancelOnce sync.Once
 	cancel     chan struct{}
 	reason     string // set before cancel is closed
 	closed     bool
-}
-
-type span struct {
-	chunk    uint32
-	off, n   uint32
-	terminal bool
 }
 
 // Start implements [Log].
@@ -189,9 +174,6 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 			yield(Entry{}, err)
 			return
 		}
-		next := after + 1
-		batch := make([]Entry, 0, readBatch)
-		var buf []byte
 		r.mu.Lock()
 		if after > r.info.Last {
 			last := r.info.Last
@@ -200,6 +182,10 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 			return
 		}
 		r.mu.Unlock()
+		next := after + 1
+		batch := make([]Entry, 0, readBatch)
+		var buf []byte
+		var wake chan struct{}
 		for {
 			r.mu.Lock()
 			if next < r.info.First {
@@ -212,34 +198,31 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 			// drops their events, so nothing outside may point into them.
 			buf = buf[:0]
 			seq := next
-			for i := r.head + int(next-r.info.First); i < len(r.spans) && len(batch) < readBatch; i++ {
-				sp := r.spans[i]
+			for ; seq <= r.info.Last && len(batch) < readBatch; seq++ {
 				start := len(buf)
-				buf = append(buf, r.chunks[sp.chunk-r.chunk0][sp.off:sp.off+sp.n]...)
-				batch = append(batch, Entry{Seq: seq, Data: buf[start:len(buf):len(buf)], Terminal: sp.terminal})
-				seq++
+				buf = append(buf, r.store.bytesOf(r.store.span(seq))...)
+				batch = append(batch, Entry{Seq: seq, Data: buf[start:len(buf):len(buf)], Terminal: r.info.Ended && seq == r.info.Last})
 			}
-			var wait chan struct{}
 			if len(batch) == 0 {
 				if r.info.Ended {
 					r.mu.Unlock()
 					return
 				}
-				if r.wake == nil {
-					r.wake = make(chan struct{})
+				if wake == nil {
+					wake = make(chan struct{}, 1)
 				}
-				wait = r.wake
-			}
-			r.mu.Unlock()
-			if wait != nil {
+				r.waiters = append(r.waiters, wake)
+				r.mu.Unlock()
 				select {
-				case <-wait:
+				case <-wake:
 					continue
 				case <-ctx.Done():
+					r.unwait(wake)
 					yield(Entry{}, context.Cause(ctx))
 					return
 				}
 			}
+			r.mu.Unlock()
 			for _, e := range batch {
 				if !yield(e, nil) || e.Terminal {
 					return
@@ -248,6 +231,18 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 			next = seq
 			batch = batch[:0]
 			buf = nil // the entries yielded keep theirs
+		}
+	}
+}
+
+// unwait takes a reader that stopped waiting off the list.
+func (r *memRun) unwait(wake chan struct{}) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, w := range r.waiters {
+		if w == wake {
+			r.waiters = slices.Delete(r.waiters, i, i+1) // clears the freed slot
+			return
 		}
 	}
 }
@@ -262,56 +257,28 @@ func (r *memRun) Append(data []byte, terminal bool) (uint64, error) {
 	if r.closed {
 		return 0, ErrLeaseLost
 	}
-	cur := len(r.chunks) - 1
-	if cur < 0 || len(r.chunks[cur])+len(data) > cap(r.chunks[cur]) {
-		r.chunks = append(r.chunks, r.newChunk(len(data)))
-		cur++
-	}
-	c := r.chunks[cur]
-	r.spans = append(r.spans, span{chunk: r.chunk0 + uint32(cur), off: uint32(len(c)), n: uint32(len(data)), terminal: terminal})
-	r.chunks[cur] = append(c, data...)
 	r.info.Last++
-	r.bytes += len(data)
+	r.store.add(r.info.Last, data)
 	opts := &r.log.opts
-	for n := len(r.spans) - r.head; n > 1 && (n > opts.MaxEvents || r.bytes > opts.MaxBytes); n-- {
-		r.bytes -= int(r.spans[r.head].n)
-		r.head++
+	for r.info.Last > r.info.First && (r.info.Last-r.info.First >= uint64(opts.MaxEvents) || r.store.bytes > opts.MaxBytes) {
+		r.store.drop(r.info.First)
 		r.info.First++
-	}
-	// Chunks before the oldest kept event's are free.
-	for r.spans[r.head].chunk > r.chunk0 {
-		if len(r.spare) < 2 && cap(r.chunks[0]) == chunkSize {
-			r.spare = append(r.spare, r.chunks[0][:0])
-		}
-		r.chunks[0] = nil
-		r.chunks = r.chunks[1:]
-		r.chunk0++
-	}
-	if r.head > 1024 && r.head > len(r.spans)/2 {
-		// Slide the kept spans down in place: no allocation.
-		r.spans = r.spans[:copy(r.spans, r.spans[r.head:])]
-		r.head = 0
 	}
 	if terminal {
 		r.info.Ended = true
 		r.info.EndedAt = opts.Now()
 	}
-	if r.wake != nil {
-		close(r.wake)
-		r.wake = nil
+	if len(r.waiters) > 0 {
+		for i, w := range r.waiters {
+			select {
+			case w <- struct{}{}:
+			default: // already signalled
+			}
+			r.waiters[i] = nil
+		}
+		r.waiters = r.waiters[:0]
 	}
 	return r.info.Last, nil
-}
-
-// newChunk returns an empty chunk for at least n bytes, a spare one if it
-// can.
-func (r *memRun) newChunk(n int) []byte {
-	if n <= chunkSize && len(r.spare) > 0 {
-		c := r.spare[len(r.spare)-1]
-		r.spare = r.spare[:len(r.spare)-1]
-		return c
-	}
-	return make([]byte, 0, max(chunkSize, n))
 }
 
 func (r *memRun) Cancelled() <-chan struct{} { return r.cancel }

@@ -1,9 +1,11 @@
 package runlog_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -273,4 +275,84 @@ func isTrue(t *testing.T, ok bool, msg ...any) {
 	if !ok {
 		t.Fatal(append([]any{"condition failed"}, msg...)...)
 	}
+}
+
+// TestMemoryRetentionModel appends events of random sizes, some larger than
+// a chunk, under bounds small enough that chunks and span blocks are dropped
+// and reused many times, and checks after every few appends that the log
+// keeps exactly the newest events the bounds allow, byte for byte.
+func TestMemoryRetentionModel(t *testing.T) {
+	for _, bounds := range []runlog.MemoryOptions{
+		{MaxEvents: 700, MaxBytes: 1 << 30},
+		{MaxEvents: 1 << 30, MaxBytes: 300 << 10},
+		{MaxEvents: 1500, MaxBytes: 200 << 10},
+	} {
+		t.Run(fmt.Sprintf("events=%d,bytes=%d", bounds.MaxEvents, bounds.MaxBytes), func(t *testing.T) {
+			l := runlog.NewMemory(bounds)
+			w := start(t, l, "r")
+			rng := rand.New(rand.NewPCG(1, 2))
+			var all [][]byte
+			for i := range 6000 {
+				n := 1 + rng.IntN(300)
+				if rng.IntN(500) == 0 {
+					n = 70<<10 + rng.IntN(10<<10) // larger than a chunk
+				}
+				data := make([]byte, n)
+				for j := range data {
+					data[j] = byte(i + j)
+				}
+				seq, err := w.Append(data, false)
+				noErr(t, err)
+				equal(t, uint64(i+1), seq)
+				all = append(all, data)
+				if i%97 != 0 {
+					continue
+				}
+				// The model: the newest events within both bounds, at least one.
+				first, size := len(all), 0
+				for first > 0 && len(all)-first < bounds.MaxEvents && (len(all)-first == 0 || size+len(all[first-1]) <= bounds.MaxBytes) {
+					first--
+					size += len(all[first])
+				}
+				info, err := l.Info(context.Background(), "r")
+				noErr(t, err)
+				equal(t, uint64(first+1), info.First, "after ", i+1, " events")
+				got, err := readN(l, "r", info.First-1, len(all)-first)
+				noErr(t, err)
+				for k, e := range got {
+					equal(t, info.First+uint64(k), e.Seq)
+					isTrue(t, bytes.Equal(all[first+k], e.Data), "event ", e.Seq, " differs")
+				}
+			}
+			noErr(t, w.Close())
+		})
+	}
+}
+
+// readN reads n entries of a live run after `after`.
+func readN(l runlog.Log, runID string, after uint64, n int) ([]runlog.Entry, error) {
+	var out []runlog.Entry
+	for e, err := range l.Read(context.Background(), runID, after) {
+		if err != nil {
+			return out, err
+		}
+		if out = append(out, e); len(out) == n {
+			break
+		}
+	}
+	return out, nil
+}
+
+// TestMemoryAppendAllocatesNothing: once a bounded run is full, appending
+// reuses what retention freed.
+func TestMemoryAppendAllocatesNothing(t *testing.T) {
+	l := runlog.NewMemory(runlog.MemoryOptions{MaxEvents: 5000})
+	w := start(t, l, "r")
+	data := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"Hello, wor"}`)
+	for range 20000 { // past the bound: chunks and blocks are being recycled
+		_, _ = w.Append(data, false)
+	}
+	allocs := testing.AllocsPerRun(20000, func() { _, _ = w.Append(data, false) })
+	equal(t, 0.0, allocs)
+	noErr(t, w.Close())
 }
