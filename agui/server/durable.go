@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agui-go/sdk/agui"
@@ -89,6 +90,10 @@ type liveRun struct {
 	done    chan struct{} // closed when the agent returned and the log has the terminal event
 	readers int           // under durableConfig.mu
 	timer   *time.Timer   // the grace timer while nobody reads
+	// slot is set (under durableConfig.mu) when the run holds a slot of
+	// WithMaxConcurrentRuns of its own: it outlived the POST that started
+	// it, whose slot it took over.
+	slot bool
 }
 
 // WithDurableRuns turns on durable runs: every run is written to log, whose
@@ -152,8 +157,10 @@ func (d *durableConfig) route(r *http.Request) (runID, action string, ok bool) {
 	return id, action, true
 }
 
-// serveRoute answers GET …/events and POST …/cancel.
-func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID, action string, cfg *handlerConfig) {
+// serveRoute answers GET …/events and POST …/cancel. A GET stream holds a
+// slot of WithMaxConcurrentRuns (counted in slots) while it streams; a
+// cancel does not, so that a Stop gets through to a server at its cap.
+func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID, action string, cfg *handlerConfig, slots *atomic.Int64) {
 	method := http.MethodGet
 	if action == "cancel" {
 		method = http.MethodPost
@@ -195,8 +202,33 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 			fmt.Sprintf("events after %d are no longer kept; the oldest kept is %d", after, info.First))
 		return
 	}
+	if n := int64(cfg.maxRuns); n > 0 {
+		defer slots.Add(-1)
+		if slots.Add(1) > n {
+			rejectOverloaded(w, n)
+			return
+		}
+	}
 	d.attach(runID)
-	d.detach(runID, d.stream(w, r, runID, after, cfg))
+	d.detach(runID, d.stream(w, r, runID, after, cfg), readerCause(r))
+}
+
+// rejectOverloaded is the 503 of a handler at its WithMaxConcurrentRuns cap.
+func rejectOverloaded(w http.ResponseWriter, n int64) {
+	w.Header().Set("Retry-After", "1")
+	reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
+		fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
+}
+
+// readerCause is why a reader of a durable run stopped reading when it
+// did not get the terminal event: its request's cause when the request's
+// context ended (the client left, or the server is shutting down), else
+// the client is gone (a write failed).
+func readerCause(r *http.Request) error {
+	if r.Context().Err() != nil {
+		return requestCause(r.Context())
+	}
+	return ErrClientDisconnected
 }
 
 func (d *durableConfig) serveCancel(w http.ResponseWriter, r *http.Request, runID string) {
@@ -276,7 +308,9 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, runID str
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 0, 4<<10)
-	for e, err := range d.log.Read(r.Context(), runID, after) {
+	ctx, stop := d.readContext(r, runID)
+	defer stop()
+	for e, err := range d.log.Read(ctx, runID, after) {
 		if err != nil {
 			return false // the client left, or the log dropped what it needed next
 		}
@@ -301,6 +335,33 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, runID str
 	return false
 }
 
+// readContext is the context a reader of run runID follows the log under:
+// its request's, except while an [HTTPServer] shuts down. Its Shutdown
+// cancels every request, but it also cancels this replica's runs, whose
+// terminal events are then on their way; a reader of such a run keeps
+// following until it has written that event, so that its client learns how
+// the run ended, as a client without durable runs does. A reader of a run
+// of another replica stops at once: that run goes on, and its client can
+// reattach elsewhere.
+func (d *durableConfig) readContext(r *http.Request, runID string) (context.Context, func()) {
+	life := lifetimeOf(r.Context())
+	d.mu.Lock()
+	_, local := d.live[runID]
+	d.mu.Unlock()
+	if life == nil || !local {
+		return r.Context(), func() {}
+	}
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	stop := context.AfterFunc(r.Context(), func() {
+		// The server's context is cancelled before the requests derived
+		// from it, so a shutdown is already visible here.
+		if life.ctx.Err() == nil {
+			cancel(context.Cause(r.Context()))
+		}
+	})
+	return ctx, func() { stop(); cancel(nil) }
+}
+
 // attach counts a reader of a run of this replica and stops its grace timer.
 func (d *durableConfig) attach(runID string) {
 	d.mu.Lock()
@@ -315,8 +376,8 @@ func (d *durableConfig) attach(runID string) {
 }
 
 // detach uncounts a reader; the last one leaving a run that has not ended
-// cancels it, at once or after the grace.
-func (d *durableConfig) detach(runID string, ended bool) {
+// cancels it with cause, at once, or after the grace with ErrDetachExpired.
+func (d *durableConfig) detach(runID string, ended bool, cause error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	lr := d.live[runID]
@@ -327,7 +388,7 @@ func (d *durableConfig) detach(runID string, ended bool) {
 		return
 	}
 	if d.grace <= 0 {
-		lr.cancel(ErrClientDisconnected)
+		lr.cancel(cause)
 		return
 	}
 	lr.timer = time.AfterFunc(d.grace, func() { lr.cancel(ErrDetachExpired) })
@@ -335,6 +396,13 @@ func (d *durableConfig) detach(runID string, ended bool) {
 
 // serveDurable starts a run whose events go to the log, and streams it to
 // the client that started it as its first reader.
+//
+// The run answers to the log and its readers, not to its request, so two
+// things reach it that would otherwise reach it through the request: a
+// shutdown of the [HTTPServer] serving it (which cancels it with
+// ErrServerShutdown and waits for its terminal event even when nobody
+// reads it), and the WithMaxConcurrentRuns slot of the POST, which the run
+// takes over when it outlives the POST.
 func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, input *agui.RunAgentInput, state *S) {
 	d := h.cfg.durable
 	d.mu.Lock()
@@ -373,9 +441,19 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, input 
 	d.mu.Lock()
 	d.live[input.RunID] = lr
 	d.mu.Unlock()
+	life := lifetimeOf(r.Context())
+	if life != nil {
+		life.hold()
+	}
 
 	go func() {
 		defer close(lr.done)
+		if life != nil {
+			defer life.release()
+			// A shutdown cancels the run, reader or not. Its request may be
+			// gone, so it is the server's context that is watched.
+			defer context.AfterFunc(life.ctx, func() { cancel(context.Cause(life.ctx)) })()
+		}
 		defer release()
 		defer cancel(nil)
 		stop := make(chan struct{})
@@ -396,15 +474,29 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, input 
 		if lr.timer != nil {
 			lr.timer.Stop()
 		}
+		if lr.slot {
+			h.runs.Add(-1)
+		}
 		d.mu.Unlock()
 		_ = lw.Close()
 	}()
 
 	d.attach(input.RunID)
-	d.detach(input.RunID, d.stream(w, r, input.RunID, 0, &h.cfg))
+	d.detach(input.RunID, d.stream(w, r, input.RunID, 0, &h.cfg), readerCause(r))
 	if d.grace <= 0 {
 		// As without durable runs: the request returns once the agent has.
 		<-lr.done
+		return
+	}
+	if h.cfg.maxRuns > 0 {
+		// The run goes on without this request: it takes over the request's
+		// slot, which ServeHTTP gives back when this returns.
+		d.mu.Lock()
+		if _, live := d.live[input.RunID]; live {
+			lr.slot = true
+			h.runs.Add(1)
+		}
+		d.mu.Unlock()
 	}
 }
 

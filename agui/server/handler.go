@@ -84,7 +84,7 @@ func NewHandler[S any](agent Agent[S], opts ...HandlerOption) http.Handler {
 type handler[S any] struct {
 	agent Agent[S]
 	cfg   handlerConfig
-	runs  atomic.Int64 // requests past the method check, when maxRuns caps them
+	runs  atomic.Int64 // slots of WithMaxConcurrentRuns in use, when it caps them: POSTs, GET streams, detached runs
 }
 
 func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +125,7 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	}
 	if d := h.cfg.durable; d != nil {
 		if runID, action, ok := d.route(r); ok {
-			d.serveRoute(w, r, runID, action, &h.cfg)
+			d.serveRoute(w, r, runID, action, &h.cfg, &h.runs)
 			return nil
 		}
 	}
