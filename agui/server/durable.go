@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/protoframe"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
@@ -210,7 +211,7 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 		}
 	}
 	d.attach(runID)
-	d.detach(runID, d.stream(w, r, runID, after, cfg), readerCause(r))
+	d.detach(runID, d.stream(w, r, encodingSSE, runID, after, cfg), readerCause(r))
 }
 
 // rejectOverloaded is the 503 of a handler at its WithMaxConcurrentRuns cap.
@@ -294,12 +295,18 @@ func cursor(r *http.Request) (uint64, error) {
 	return from, nil
 }
 
-// stream writes the run's log after `after` as SSE, each frame with its
-// sequence as id, until the terminal event or until the client leaves. It
-// reports whether the client got the terminal event.
-func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, runID string, after uint64, cfg *handlerConfig) (ended bool) {
+// stream writes the run's log after `after` until the terminal event or
+// until the client leaves, and reports whether the client got the terminal
+// event. In SSE each frame carries its sequence as id. In protobuf (only
+// the POST that started the run asks for it) each logged event is decoded
+// and framed as the binding frames it, which has no place for a sequence:
+// the bytes are those of the same run without durable runs.
+func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, cfg *handlerConfig) (ended bool) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", MediaTypeSSE)
+	if enc == encodingProtobuf {
+		hdr.Set("Content-Type", MediaTypeProtobuf)
+	}
 	if r.Method == http.MethodPost {
 		hdr.Add("Vary", "Accept") // as without durable runs: the encoding depends on it
 	}
@@ -314,11 +321,19 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, runID str
 		if err != nil {
 			return false // the client left, or the log dropped what it needed next
 		}
-		buf = append(buf[:0], "id: "...)
-		buf = strconv.AppendUint(buf, e.Seq, 10)
-		buf = append(buf, "\ndata: "...)
-		buf = append(buf, e.Data...)
-		buf = append(buf, "\n\n"...)
+		if enc == encodingProtobuf {
+			if buf, err = protoFrame(buf[:0], e.Data); err != nil {
+				cfg.run.logger.Error("agui/server: a logged event does not frame as protobuf; the stream ends here",
+					"run_id", runID, "seq", e.Seq, "error", err)
+				return false
+			}
+		} else {
+			buf = append(buf[:0], "id: "...)
+			buf = strconv.AppendUint(buf, e.Seq, 10)
+			buf = append(buf, "\ndata: "...)
+			buf = append(buf, e.Data...)
+			buf = append(buf, "\n\n"...)
+		}
 		if cfg.writeTimeout > 0 {
 			_ = rc.SetWriteDeadline(time.Now().Add(cfg.writeTimeout))
 		}
@@ -362,6 +377,15 @@ func (d *durableConfig) readContext(r *http.Request, runID string) (context.Cont
 	return ctx, func() { stop(); cancel(nil) }
 }
 
+// protoFrame appends the protobuf frame of a logged event (its JSON).
+func protoFrame(dst, data []byte) ([]byte, error) {
+	ev, err := agui.DecodeEvent(data)
+	if err != nil {
+		return dst, err
+	}
+	return protoframe.AppendFrame(dst, ev)
+}
+
 // attach counts a reader of a run of this replica and stops its grace timer.
 func (d *durableConfig) attach(runID string) {
 	d.mu.Lock()
@@ -403,7 +427,7 @@ func (d *durableConfig) detach(runID string, ended bool, cause error) {
 // ErrServerShutdown and waits for its terminal event even when nobody
 // reads it), and the WithMaxConcurrentRuns slot of the POST, which the run
 // takes over when it outlives the POST.
-func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, input *agui.RunAgentInput, state *S) {
+func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) {
 	d := h.cfg.durable
 	d.mu.Lock()
 	if d.onePerThread {
@@ -482,7 +506,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, input 
 	}()
 
 	d.attach(input.RunID)
-	d.detach(input.RunID, d.stream(w, r, input.RunID, 0, &h.cfg), readerCause(r))
+	d.detach(input.RunID, d.stream(w, r, enc, input.RunID, 0, &h.cfg), readerCause(r))
 	if d.grace <= 0 {
 		// As without durable runs: the request returns once the agent has.
 		<-lr.done

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/agui/sse"
 	"github.com/agui-go/sdk/verify"
 )
 
@@ -398,23 +400,66 @@ func TestDurableOneRunPerThread(t *testing.T) {
 	again.Body.Close()
 }
 
-// A run asked for in protobuf is served as without durable runs: the
-// protobuf binding is untouched and the run is not in the log.
-func TestDurableLeavesProtobufAlone(t *testing.T) {
-	srv := durableServer(t, deltaAgent(2, -1, nil), server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/agent", strings.NewReader(`{"threadId":"t","runId":"r1","messages":[]}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", server.MediaTypeProtobuf)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+// A run asked for in protobuf is durable too: its POST gets exactly the
+// bytes it would get without durable runs (the binding has no place for
+// sequence numbers), and the run is in the log, so an SSE client can
+// reattach to it and read it with its sequence numbers.
+func TestDurableProtobufRunIsLogged(t *testing.T) {
+	agent := deltaAgent(5, -1, nil)
+	protobufRun := func(url string) []byte {
+		req, _ := http.NewRequest(http.MethodPost, url+"/agent", strings.NewReader(`{"threadId":"t","runId":"r1","messages":[]}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", server.MediaTypeProtobuf)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); ct != server.MediaTypeProtobuf {
+			t.Fatalf("content type %q", ct)
+		}
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return body
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	plain := durableServer(t, agent)
+	want := protobufRun(plain.URL)
+	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	if got := protobufRun(srv.URL); !bytes.Equal(got, want) {
+		t.Fatalf("the durable protobuf stream differs from the plain one:\n%x\n%x", got, want)
+	}
+	resp := getEvents(t, srv.URL, "r1", nil, "")
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("reattaching over SSE: %d", resp.StatusCode)
+	}
+	got := checkStream(t, readSSE(t, resp.Body, -1), 1)
+	if wantSSE := plainRun(t, agent); strings.Join(got, "\n") != strings.Join(wantSSE, "\n") {
+		t.Fatalf("the logged run differs from the plain SSE run:\n%v\n%v", got, wantSSE)
+	}
+}
+
+// An event larger than an SSE reader accepts fails at its emit, as without
+// durable runs, instead of going into the log and breaking every stream of
+// the run.
+func TestDurableRefusesOversizedEvent(t *testing.T) {
+	emitErr := make(chan error, 1)
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		emitErr <- rc.Say(strings.Repeat("x", sse.DefaultMaxFrame))
+		return server.Success(), nil
+	})
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	srv := durableServer(t, agent, server.WithDurableRuns(log, server.AllowAll))
+	resp := postRun(t, srv.URL, "t", "r1")
+	frames := readSSE(t, resp.Body, -1)
 	resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); ct != server.MediaTypeProtobuf {
-		t.Fatalf("content type %q", ct)
+	if err := <-emitErr; !errors.Is(err, server.ErrEventTooLarge) {
+		t.Fatalf("the oversized emit returned %v, want ErrEventTooLarge", err)
 	}
-	if code, _ := errorBody(t, getEvents(t, srv.URL, "r1", nil, ""), http.StatusNotFound); code != server.HTTPCodeRunNotFound {
-		t.Fatal(code)
+	checkStream(t, frames, 1)
+	if last := frames[len(frames)-1].data; !strings.Contains(last, "RUN_FINISHED") {
+		t.Fatalf("the run ended with %s", last)
 	}
 }

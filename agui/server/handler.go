@@ -166,8 +166,8 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	if !ok {
 		return nil
 	}
-	if h.cfg.durable != nil && enc == encodingSSE {
-		h.serveDurable(w, r, input, state)
+	if h.cfg.durable != nil {
+		h.serveDurable(w, r, enc, input, state)
 		return nil
 	}
 	run, e := h.stream(w, r, enc, input, state)
