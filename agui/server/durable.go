@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/agui/protoframe"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
@@ -293,97 +292,6 @@ func cursor(r *http.Request) (uint64, error) {
 		from = fromQ
 	}
 	return from, nil
-}
-
-// stream writes the run's log after `after` until the terminal event or
-// until the client leaves, and reports whether the client got the terminal
-// event. In SSE each frame carries its sequence as id. In protobuf (only
-// the POST that started the run asks for it) each logged event is decoded
-// and framed as the binding frames it, which has no place for a sequence:
-// the bytes are those of the same run without durable runs.
-func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, cfg *handlerConfig) (ended bool) {
-	hdr := w.Header()
-	hdr.Set("Content-Type", MediaTypeSSE)
-	if enc == encodingProtobuf {
-		hdr.Set("Content-Type", MediaTypeProtobuf)
-	}
-	if r.Method == http.MethodPost {
-		hdr.Add("Vary", "Accept") // as without durable runs: the encoding depends on it
-	}
-	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	buf := make([]byte, 0, 4<<10)
-	ctx, stop := d.readContext(r, runID)
-	defer stop()
-	for e, err := range d.log.Read(ctx, runID, after) {
-		if err != nil {
-			return false // the client left, or the log dropped what it needed next
-		}
-		if enc == encodingProtobuf {
-			if buf, err = protoFrame(buf[:0], e.Data); err != nil {
-				cfg.run.logger.Error("agui/server: a logged event does not frame as protobuf; the stream ends here",
-					"run_id", runID, "seq", e.Seq, "error", err)
-				return false
-			}
-		} else {
-			buf = append(buf[:0], "id: "...)
-			buf = strconv.AppendUint(buf, e.Seq, 10)
-			buf = append(buf, "\ndata: "...)
-			buf = append(buf, e.Data...)
-			buf = append(buf, "\n\n"...)
-		}
-		if cfg.writeTimeout > 0 {
-			_ = rc.SetWriteDeadline(time.Now().Add(cfg.writeTimeout))
-		}
-		if _, err := w.Write(buf); err != nil {
-			return false
-		}
-		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return false
-		}
-		if e.Terminal {
-			return true
-		}
-	}
-	return false
-}
-
-// readContext is the context a reader of run runID follows the log under:
-// its request's, except while an [HTTPServer] shuts down. Its Shutdown
-// cancels every request, but it also cancels this replica's runs, whose
-// terminal events are then on their way; a reader of such a run keeps
-// following until it has written that event, so that its client learns how
-// the run ended, as a client without durable runs does. A reader of a run
-// of another replica stops at once: that run goes on, and its client can
-// reattach elsewhere.
-func (d *durableConfig) readContext(r *http.Request, runID string) (context.Context, func()) {
-	life := lifetimeOf(r.Context())
-	d.mu.Lock()
-	_, local := d.live[runID]
-	d.mu.Unlock()
-	if life == nil || !local {
-		return r.Context(), func() {}
-	}
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
-	stop := context.AfterFunc(r.Context(), func() {
-		// The server's context is cancelled before the requests derived
-		// from it, so a shutdown is already visible here.
-		if life.ctx.Err() == nil {
-			cancel(context.Cause(r.Context()))
-		}
-	})
-	return ctx, func() { stop(); cancel(nil) }
-}
-
-// protoFrame appends the protobuf frame of a logged event (its JSON).
-func protoFrame(dst, data []byte) ([]byte, error) {
-	ev, err := agui.DecodeEvent(data)
-	if err != nil {
-		return dst, err
-	}
-	return protoframe.AppendFrame(dst, ev)
 }
 
 // attach counts a reader of a run of this replica and stops its grace timer.

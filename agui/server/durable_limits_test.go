@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -271,5 +273,51 @@ func TestHTTPServerShutdownEndsDetachedRuns(t *testing.T) {
 				t.Fatalf("the attached client's stream ends with %v", frames)
 			}
 		})
+	}
+}
+
+// WithKeepAlive holds for durable streams too: the POST and a reattached
+// GET of a run whose agent is thinking each get keep-alive comments, and
+// the events after them still arrive.
+func TestDurableKeepAlive(t *testing.T) {
+	release := make(chan struct{})
+	log := runlog.NewMemory(runlog.MemoryOptions{})
+	srv := durableServer(t, blockingAgent(release), server.WithKeepAlive(10*time.Millisecond),
+		server.WithDurableRuns(log, server.AllowAll))
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	// untilKeepAlive reads lines until a keep-alive comment, returning the
+	// reader positioned after it.
+	untilKeepAlive := func(what string, resp *http.Response) *bufio.Reader {
+		t.Helper()
+		br := bufio.NewReader(resp.Body)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("%s: no keep-alive before %v", what, err)
+			}
+			if line == ": keep-alive\n" {
+				return br
+			}
+		}
+	}
+	post, err := client.Do(postReq(srv.URL, "t", "r1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer post.Body.Close()
+	postBody := untilKeepAlive("POST", post)
+	get, err := client.Do(getReq(srv.URL, "r1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Body.Close()
+	getBody := untilKeepAlive("GET", get)
+	close(release)
+	for what, body := range map[string]io.Reader{"POST": postBody, "GET": getBody} {
+		frames := readSSE(t, body, -1)
+		if n := len(frames); n == 0 || !strings.Contains(frames[n-1].data, "RUN_FINISHED") {
+			t.Fatalf("%s: the stream after the keep-alive ends with %v", what, frames)
+		}
 	}
 }
