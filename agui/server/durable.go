@@ -116,9 +116,18 @@ type liveRun struct {
 // returns with nothing left open, otherwise with RUN_ERROR CANCELLED; either
 // way that is its one terminal event.
 //
-// Without this option nothing on the wire changes. Runs a client asks for in
-// protobuf are served as without this option (the protobuf binding has no
-// place for sequence numbers): they are not durable.
+// Without this option nothing on the wire changes. A run whose POST asks
+// for protobuf is durable as well: its POST gets the binding's frames
+// exactly as without this option (the binding has no place for sequence
+// numbers), and any client can reattach to it over SSE.
+//
+// What a run that outlives its request still answers to: [HTTPServer]'s
+// Shutdown ends it (RUN_ERROR CANCELLED, the shutdown as its cause) and
+// waits for its terminal event, reader or not; under a bare http.Server
+// nothing tells the handler the server is going away, so a detached run
+// runs on until its grace or its agent ends it. [WithMaxConcurrentRuns]
+// counts it, and every GET stream, until it ends. [WithKeepAlive] and
+// [WithWriteTimeout] hold for every durable SSE stream.
 func WithDurableRuns(log runlog.Log, auth Authorize, opts ...DurableOption) HandlerOption {
 	return handlerOption(func(c *handlerConfig) {
 		if log == nil {

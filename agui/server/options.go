@@ -207,6 +207,15 @@ func WithBodyTimeout(d time.Duration) HandlerOption {
 // (OVERLOADED), a Retry-After header of one second and the JSON error body, so
 // a burst degrades instead of exhausting memory. Zero or less (the default)
 // sets no cap.
+//
+// With [WithDurableRuns] the cap counts what holds the server's resources,
+// not only requests: a run holds one slot from its POST to its terminal
+// event, also once its POST is gone ([WithDetach]), and each GET
+// …/runs/{runId}/events stream holds one while it streams (a GET past the
+// cap gets the same 503, after its run was found and authorized). A run
+// with a reattached reader thus holds two, as it holds two goroutines and
+// two buffers. A cancel holds none and is never refused, so a Stop reaches
+// a server at its cap.
 func WithMaxConcurrentRuns(n int) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.maxRuns = n })
 }
