@@ -2,6 +2,9 @@ package server
 
 import (
 	"context"
+	"io"
+	"net/http/httptest"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -95,4 +98,50 @@ func BenchmarkEmitRunLog(b *testing.B) {
 		w.Close()
 		<-read
 	})
+}
+
+// BenchmarkDurableStream is a whole run over a loopback connection, timed
+// from the agent's first delta until the client has read the last frame:
+// "plain" without durable runs, "durable" with the memory log, where the
+// POST is a reader of the log. The ratio of the two is what durable runs
+// cost end to end, the reader's writes included.
+func BenchmarkDurableStream(b *testing.B) {
+	for _, mode := range []string{"plain", "durable"} {
+		b.Run(mode, func(b *testing.B) {
+			var cpu time.Duration
+			agent := Func(func(ctx context.Context, rc *Stateless) (Outcome, error) {
+				m, err := rc.StartTextMessage(WithID("msg-1"))
+				if err != nil {
+					return Outcome{}, err
+				}
+				b.ResetTimer()
+				cpu = cpuNow()
+				for range b.N {
+					if err := m.Append("Hello, wor"); err != nil {
+						return Outcome{}, err
+					}
+				}
+				return Success(), m.End()
+			})
+			var opts []HandlerOption
+			if mode == "durable" {
+				opts = append(opts, WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), AllowAll))
+			}
+			srv := httptest.NewServer(NewHandler(agent, opts...))
+			defer srv.Close()
+			b.ReportAllocs()
+			resp, err := srv.Client().Post(srv.URL, "application/json",
+				strings.NewReader(`{"threadId":"t","runId":"r","messages":[]}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, err := io.Copy(io.Discard, resp.Body)
+			b.StopTimer()
+			b.ReportMetric(float64(cpuNow()-cpu)/float64(b.N), "cpu-ns/op")
+			resp.Body.Close()
+			if err != nil || n == 0 {
+				b.Fatal(n, err)
+			}
+		})
+	}
 }

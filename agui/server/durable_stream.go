@@ -30,17 +30,21 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encod
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	out := &streamWriter{w: w, rc: http.NewResponseController(w), writeTimeout: cfg.writeTimeout, last: time.Now()}
+	out := &streamWriter{w: w, rc: http.NewResponseController(w), writeTimeout: cfg.writeTimeout,
+		flushLatency: cfg.flushLatency, last: time.Now()}
 	ctx, stop := d.readContext(r, runID)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	out.gone = cancel
+	out.mu.Lock()
+	out.flushTimer = time.AfterFunc(time.Hour, out.onFlushTimer)
+	out.flushTimer.Stop()
 	if enc == encodingSSE && cfg.keepAlive > 0 {
-		out.keepAlive, out.gone = cfg.keepAlive, cancel
-		out.mu.Lock()
-		out.timer = time.AfterFunc(cfg.keepAlive, out.onKeepAlive)
-		out.mu.Unlock()
+		out.keepAlive = cfg.keepAlive
+		out.keepTimer = time.AfterFunc(cfg.keepAlive, out.onKeepAlive)
 	}
+	out.mu.Unlock()
 	defer out.close()
 	buf := make([]byte, 0, 4<<10)
 	for e, err := range d.log.Read(ctx, runID, after) {
@@ -60,7 +64,7 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encod
 			buf = append(buf, e.Data...)
 			buf = append(buf, "\n\n"...)
 		}
-		if err := out.write(buf); err != nil {
+		if err := out.write(buf, e.Terminal); err != nil {
 			return false
 		}
 		if e.Terminal {
@@ -109,51 +113,95 @@ func protoFrame(dst, data []byte) ([]byte, error) {
 // streamWriter writes one reader's stream to its response: the frames of
 // the log, and in SSE a keep-alive comment whenever nothing was written for
 // the handler's keep-alive interval ([WithKeepAlive]), so that a proxy does
-// not cut a reader that follows a run while its agent thinks. A timer writes
-// the keep-alives, so mu serialises the writes; once closed, nothing more is
-// written.
+// not cut a reader that follows a run while its agent thinks.
+//
+// Frames are flushed as the handler's other streams flush them
+// ([WithFlushLatency]): the first after a pause at once, later ones within
+// the latency budget, together; the terminal frame at once. A reader that
+// flushed every frame made a write to the socket per event, which cost a
+// fast run more than ten times what the same run costs without durable runs.
+// Timers flush and write the keep-alives, so mu serialises the writes; once
+// closed, nothing more is written.
 type streamWriter struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
 	writeTimeout time.Duration
+	flushLatency time.Duration
 	keepAlive    time.Duration
-	gone         context.CancelCauseFunc // stops the reader when a keep-alive finds the client gone
+	gone         context.CancelCauseFunc // stops the reader when a timer finds the client gone
 
-	mu     sync.Mutex
-	closed bool
-	last   time.Time // when bytes last went out
-	timer  *time.Timer
+	mu         sync.Mutex
+	closed     bool
+	last       time.Time // when bytes last went to the client
+	dirty      bool      // bytes written and not yet flushed
+	flushArmed bool
+	flushTimer *time.Timer
+	keepTimer  *time.Timer
 }
 
 var keepAliveFrame = []byte(": keep-alive\n\n")
 
-func (s *streamWriter) write(b []byte) error {
+// write writes a frame and flushes it now or within the latency budget;
+// now when it is the last.
+func (s *streamWriter) write(b []byte, last bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.writeLocked(b)
-}
-
-func (s *streamWriter) writeLocked(b []byte) error {
 	if s.closed {
 		return ErrClientDisconnected
 	}
-	if s.writeTimeout > 0 {
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
-	}
+	s.deadline()
 	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
+	s.dirty = true
+	wait := s.flushLatency - time.Since(s.last)
+	if last || wait <= 0 {
+		return s.flushLocked()
+	}
+	if !s.flushArmed {
+		s.flushArmed = true
+		s.flushTimer.Reset(wait)
+	}
+	return nil
+}
+
+func (s *streamWriter) deadline() {
+	if s.writeTimeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
+}
+
+func (s *streamWriter) flushLocked() error {
+	s.deadline()
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
+	s.dirty = false
 	s.last = time.Now()
 	return nil
 }
 
+// failLocked is a write from a timer that failed: the client is gone, and
+// the reader, which may be waiting for an event of an idle run, stops.
+func (s *streamWriter) failLocked() {
+	s.closed = true
+	s.gone(ErrClientDisconnected)
+}
+
+func (s *streamWriter) onFlushTimer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flushArmed = false
+	if s.closed || !s.dirty {
+		return
+	}
+	if err := s.flushLocked(); err != nil {
+		s.failLocked()
+	}
+}
+
 // onKeepAlive writes a keep-alive if the stream has been idle for the
-// interval, and sets the timer for when the next one may be due. A client
-// that cannot take it is gone: the reader, which may be waiting for an
-// event of an idle run, is stopped.
+// interval, and sets the timer for when the next one may be due.
 func (s *streamWriter) onKeepAlive() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -163,20 +211,31 @@ func (s *streamWriter) onKeepAlive() {
 	next := s.keepAlive
 	if idle := time.Since(s.last); idle < s.keepAlive {
 		next = s.keepAlive - idle
-	} else if err := s.writeLocked(keepAliveFrame); err != nil {
-		s.closed = true
-		s.gone(ErrClientDisconnected)
-		return
+	} else {
+		s.deadline()
+		_, err := s.w.Write(keepAliveFrame)
+		if err == nil {
+			err = s.flushLocked()
+		}
+		if err != nil {
+			s.failLocked()
+			return
+		}
 	}
-	s.timer.Reset(next)
+	s.keepTimer.Reset(next)
 }
 
-// close ends the writing: a keep-alive that fires later writes nothing.
+// close flushes what is left and ends the writing: a timer that fires
+// later writes nothing.
 func (s *streamWriter) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.closed && s.dirty {
+		_ = s.flushLocked()
+	}
 	s.closed = true
-	if s.timer != nil {
-		s.timer.Stop()
+	s.flushTimer.Stop()
+	if s.keepTimer != nil {
+		s.keepTimer.Stop()
 	}
 }
