@@ -135,13 +135,25 @@ func BenchmarkDurableStream(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			n, err := io.Copy(io.Discard, resp.Body)
+			tail := &tailWriter{}
+			_, err = io.Copy(tail, resp.Body)
 			b.StopTimer()
 			b.ReportMetric(float64(cpuNow()-cpu)/float64(b.N), "cpu-ns/op")
 			resp.Body.Close()
-			if err != nil || n == 0 {
-				b.Fatal(n, err)
+			if err != nil || !strings.Contains(string(tail.b), "RUN_FINISHED") {
+				b.Fatalf("the stream ended with %q (%v)", tail.b, err)
 			}
 		})
 	}
+}
+
+// tailWriter keeps the last bytes written to it.
+type tailWriter struct{ b []byte }
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	if len(w.b) > 256 {
+		w.b = append(w.b[:0], w.b[len(w.b)-256:]...)
+	}
+	return len(p), nil
 }

@@ -31,7 +31,7 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encod
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	out := &streamWriter{w: w, rc: http.NewResponseController(w), writeTimeout: cfg.writeTimeout,
-		flushLatency: cfg.flushLatency, last: time.Now()}
+		flushLatency: cfg.flushLatency, maxBuffered: cfg.maxBuffered, last: time.Now()}
 	ctx, stop := d.readContext(r, runID)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -46,25 +46,22 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encod
 	}
 	out.mu.Unlock()
 	defer out.close()
-	buf := make([]byte, 0, 4<<10)
+	var proto []byte
 	for e, err := range d.log.Read(ctx, runID, after) {
 		if err != nil {
 			return false // the client left, or the log dropped what it needed next
 		}
 		if enc == encodingProtobuf {
-			if buf, err = protoFrame(buf[:0], e.Data); err != nil {
+			if proto, err = protoFrame(proto[:0], e.Data); err != nil {
 				cfg.run.logger.Error("agui/server: a logged event does not frame as protobuf; the stream ends here",
 					"run_id", runID, "seq", e.Seq, "error", err)
 				return false
 			}
+			err = out.add(0, proto, e.Terminal)
 		} else {
-			buf = append(buf[:0], "id: "...)
-			buf = strconv.AppendUint(buf, e.Seq, 10)
-			buf = append(buf, "\ndata: "...)
-			buf = append(buf, e.Data...)
-			buf = append(buf, "\n\n"...)
+			err = out.add(e.Seq, e.Data, e.Terminal)
 		}
-		if err := out.write(buf, e.Terminal); err != nil {
+		if err != nil {
 			return false
 		}
 		if e.Terminal {
@@ -115,47 +112,60 @@ func protoFrame(dst, data []byte) ([]byte, error) {
 // the handler's keep-alive interval ([WithKeepAlive]), so that a proxy does
 // not cut a reader that follows a run while its agent thinks.
 //
-// Frames are flushed as the handler's other streams flush them
-// ([WithFlushLatency]): the first after a pause at once, later ones within
-// the latency budget, together; the terminal frame at once. A reader that
-// flushed every frame made a write to the socket per event, which cost a
-// fast run more than ten times what the same run costs without durable runs.
-// Timers flush and write the keep-alives, so mu serialises the writes; once
-// closed, nothing more is written.
+// Frames are gathered and written as the handler's other streams write
+// them ([WithFlushLatency]): the first after a pause at once, later ones
+// within the latency budget or once the buffered bound is reached, together;
+// the terminal frame at once. A reader that wrote and flushed every frame
+// made a write to the socket per event, which cost a fast run more than ten
+// times what the same run costs without durable runs. The gathering buffer
+// comes from a pool and goes back after each write, so an idle stream holds
+// none. Timers flush and write the keep-alives, so mu serialises the
+// writes; once closed, nothing more is written.
 type streamWriter struct {
 	w            http.ResponseWriter
 	rc           *http.ResponseController
 	writeTimeout time.Duration
 	flushLatency time.Duration
+	maxBuffered  int
 	keepAlive    time.Duration
 	gone         context.CancelCauseFunc // stops the reader when a timer finds the client gone
 
 	mu         sync.Mutex
 	closed     bool
+	pending    *[]byte   // frames not yet written (nil: none, and no buffer held)
 	last       time.Time // when bytes last went to the client
-	dirty      bool      // bytes written and not yet flushed
 	flushArmed bool
 	flushTimer *time.Timer
 	keepTimer  *time.Timer
 }
 
-var keepAliveFrame = []byte(": keep-alive\n\n")
+var streamBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-// write writes a frame and flushes it now or within the latency budget;
-// now when it is the last.
-func (s *streamWriter) write(b []byte, last bool) error {
+// add gathers the frame of one event: with seq 0, data is the frame
+// (protobuf); otherwise it is the event's JSON, framed as SSE with seq as
+// its id. It writes now or within the latency budget; now when last.
+func (s *streamWriter) add(seq uint64, data []byte, last bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClientDisconnected
 	}
-	s.deadline()
-	if _, err := s.w.Write(b); err != nil {
-		return err
+	if s.pending == nil {
+		s.pending = streamBuffers.Get().(*[]byte)
 	}
-	s.dirty = true
+	b := *s.pending
+	if seq == 0 {
+		b = append(b, data...)
+	} else {
+		b = append(b, "id: "...)
+		b = strconv.AppendUint(b, seq, 10)
+		b = append(b, "\ndata: "...)
+		b = append(b, data...)
+		b = append(b, "\n\n"...)
+	}
+	*s.pending = b
 	wait := s.flushLatency - time.Since(s.last)
-	if last || wait <= 0 {
+	if last || wait <= 0 || len(b) >= s.maxBuffered {
 		return s.flushLocked()
 	}
 	if !s.flushArmed {
@@ -165,20 +175,33 @@ func (s *streamWriter) write(b []byte, last bool) error {
 	return nil
 }
 
-func (s *streamWriter) deadline() {
-	if s.writeTimeout > 0 {
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
-	}
-}
-
+// flushLocked writes what is gathered and flushes the response, each piece
+// of the write under its own deadline ([WithWriteTimeout] bounds the time
+// without progress, not the time a large write takes a slow reader).
 func (s *streamWriter) flushLocked() error {
-	s.deadline()
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return err
+	if s.pending == nil {
+		return nil
 	}
-	s.dirty = false
+	b := *s.pending
+	var err error
+	for len(b) > 0 && err == nil {
+		n := min(len(b), writePiece)
+		if s.writeTimeout > 0 {
+			_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+		}
+		if _, err = s.w.Write(b[:n]); err == nil {
+			err = s.rc.Flush()
+		}
+		b = b[n:]
+	}
+	*s.pending = (*s.pending)[:0]
+	streamBuffers.Put(s.pending)
+	s.pending = nil
 	s.last = time.Now()
-	return nil
+	if errors.Is(err, http.ErrNotSupported) {
+		err = nil
+	}
+	return err
 }
 
 // failLocked is a write from a timer that failed: the client is gone, and
@@ -192,13 +215,15 @@ func (s *streamWriter) onFlushTimer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.flushArmed = false
-	if s.closed || !s.dirty {
+	if s.closed {
 		return
 	}
 	if err := s.flushLocked(); err != nil {
 		s.failLocked()
 	}
 }
+
+var keepAliveFrame = []byte(": keep-alive\n\n")
 
 // onKeepAlive writes a keep-alive if the stream has been idle for the
 // interval, and sets the timer for when the next one may be due.
@@ -212,12 +237,11 @@ func (s *streamWriter) onKeepAlive() {
 	if idle := time.Since(s.last); idle < s.keepAlive {
 		next = s.keepAlive - idle
 	} else {
-		s.deadline()
-		_, err := s.w.Write(keepAliveFrame)
-		if err == nil {
-			err = s.flushLocked()
+		if s.pending == nil {
+			s.pending = streamBuffers.Get().(*[]byte)
 		}
-		if err != nil {
+		*s.pending = append(*s.pending, keepAliveFrame...)
+		if err := s.flushLocked(); err != nil {
 			s.failLocked()
 			return
 		}
@@ -225,17 +249,22 @@ func (s *streamWriter) onKeepAlive() {
 	s.keepTimer.Reset(next)
 }
 
-// close flushes what is left and ends the writing: a timer that fires
-// later writes nothing.
+// close writes what is left and ends the writing: a timer that fires later
+// writes nothing.
 func (s *streamWriter) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.closed && s.dirty {
+	if !s.closed {
 		_ = s.flushLocked()
 	}
 	s.closed = true
 	s.flushTimer.Stop()
 	if s.keepTimer != nil {
 		s.keepTimer.Stop()
+	}
+	if s.pending != nil {
+		*s.pending = (*s.pending)[:0]
+		streamBuffers.Put(s.pending)
+		s.pending = nil
 	}
 }

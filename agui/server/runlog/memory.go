@@ -184,7 +184,6 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 		r.mu.Unlock()
 		next := after + 1
 		batch := make([]Entry, 0, readBatch)
-		var buf []byte
 		var wake chan struct{}
 		for {
 			r.mu.Lock()
@@ -196,9 +195,16 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 			}
 			// Copy under the lock: chunks are reused once retention
 			// drops their events, so nothing outside may point into them.
-			buf = buf[:0]
+			// The entries yielded keep their bytes, so each batch gets a
+			// buffer of its own, sized at once.
+			end := min(r.info.Last, next+readBatch-1)
+			size := 0
+			for seq := next; seq <= end; seq++ {
+				size += int(r.store.span(seq).n)
+			}
+			buf := make([]byte, 0, size)
 			seq := next
-			for ; seq <= r.info.Last && len(batch) < readBatch; seq++ {
+			for ; seq <= end; seq++ {
 				start := len(buf)
 				buf = append(buf, r.store.bytesOf(r.store.span(seq))...)
 				batch = append(batch, Entry{Seq: seq, Data: buf[start:len(buf):len(buf)], Terminal: r.info.Ended && seq == r.info.Last})
@@ -230,7 +236,6 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 			}
 			next = seq
 			batch = batch[:0]
-			buf = nil // the entries yielded keep theirs
 		}
 	}
 }
