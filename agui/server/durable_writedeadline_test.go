@@ -1,0 +1,78 @@
+//go:build linux
+
+package server_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/runlog"
+)
+
+// The write deadline of a durable stream bounds the time without progress,
+// as for the handler's other streams: a client reading slowly but steadily
+// keeps its stream although one write takes it several intervals.
+func TestDurableWriteTimeoutSparesSteadySlowReader(t *testing.T) {
+	const interval = 250 * time.Millisecond
+	ended := make(chan error, 1)
+	srv := startSmall(t, server.NewHandler(bigEvents(3, 64<<10, ended), server.WithWriteTimeout(interval),
+		server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll)))
+	c, br := dialSmall(t, srv)
+	start := time.Now()
+	buf := make([]byte, 4<<10)
+	var body strings.Builder
+	for {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		n, err := io.ReadFull(br, buf)
+		body.Write(buf[:n])
+		if err != nil {
+			break
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+	took := time.Since(start)
+	if err := <-ended; err != nil {
+		t.Fatalf("the run was cancelled: %v", err)
+	}
+	if !strings.Contains(body.String(), `"type":"RUN_FINISHED"`) {
+		t.Fatalf("the stream has no RUN_FINISHED (read %d bytes in %v)", body.Len(), took)
+	}
+	if took < 3*interval {
+		t.Fatalf("reading took only %v; the reader was not slow enough to test anything", took)
+	}
+}
+
+// A durable stream whose client stops reading is cut after the interval,
+// and, being the run's last reader, cancels the run as disconnected.
+func TestDurableWriteTimeoutCutsStalledReader(t *testing.T) {
+	const interval = 250 * time.Millisecond
+	ended := make(chan error, 1)
+	text := strings.Repeat("z", 64<<10)
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		for range 10 { // more than the socket buffers hold
+			if err := rc.Say(text); err != nil {
+				ended <- context.Cause(ctx)
+				return server.Outcome{}, err
+			}
+		}
+		<-ctx.Done() // the run lives on; only its reader can end it
+		ended <- context.Cause(ctx)
+		return server.Outcome{}, ctx.Err()
+	})
+	srv := startSmall(t, server.NewHandler(agent, server.WithWriteTimeout(interval),
+		server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll)))
+	dialSmall(t, srv) // and never read the body
+	select {
+	case cause := <-ended:
+		if !errors.Is(cause, server.ErrClientDisconnected) {
+			t.Fatalf("run ended with cause %v, want ErrClientDisconnected", cause)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a durable client that stopped reading was not cut")
+	}
+}
