@@ -105,7 +105,10 @@ type liveRun struct {
 //     follows it live until its terminal event. 404 for a run the log does
 //     not know, 410 for one it forgot (or whose requested part retention
 //     dropped), 400 for a cursor that is not a number or is beyond what the
-//     run has sent.
+//     run has sent. The stream is SSE, or protobuf when Accept asks for it as
+//     for a POST (406 when it admits neither); protobuf frames carry no
+//     sequence, but sequences are 1, 2, 3, … with no gap, so the n-th frame
+//     of a stream after k is event k+n, and ?after= resumes it.
 //   - POST {path}/runs/{runId}/cancel cancels the run wherever it runs (202),
 //     409 when it already ended.
 //
@@ -196,6 +199,12 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 		d.serveCancel(w, r, runID)
 		return
 	}
+	enc := negotiate(r.Header.Values("Accept"))
+	if enc == encodingNone {
+		reject(w, http.StatusNotAcceptable, HTTPCodeNotAcceptable,
+			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
+		return
+	}
 	after, err := cursor(r)
 	if err != nil {
 		reject(w, http.StatusBadRequest, HTTPCodeInvalidCursor, err.Error())
@@ -219,7 +228,7 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 		}
 	}
 	d.attach(runID)
-	d.detach(runID, d.stream(w, r, encodingSSE, runID, after, cfg), readerCause(r))
+	d.detach(runID, d.stream(w, r, enc, runID, after, cfg), readerCause(r))
 }
 
 // rejectOverloaded is the 503 of a handler at its WithMaxConcurrentRuns cap.

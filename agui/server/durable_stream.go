@@ -14,19 +14,17 @@ import (
 
 // stream writes the run's log after `after` until the terminal event or
 // until the client leaves, and reports whether the client got the terminal
-// event. In SSE each frame carries its sequence as id. In protobuf (only
-// the POST that started the run asks for it) each logged event is decoded
-// and framed as the binding frames it, which has no place for a sequence:
-// the bytes are those of the same run without durable runs.
+// event. In SSE each frame carries its sequence as id. In protobuf each
+// logged event is decoded and framed as the binding frames it, which has no
+// place for a sequence: the bytes are those of the same run without durable
+// runs.
 func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, cfg *handlerConfig) (ended bool) {
 	hdr := w.Header()
 	hdr.Set("Content-Type", MediaTypeSSE)
 	if enc == encodingProtobuf {
 		hdr.Set("Content-Type", MediaTypeProtobuf)
 	}
-	if r.Method == http.MethodPost {
-		hdr.Add("Vary", "Accept") // as without durable runs: the encoding depends on it
-	}
+	hdr.Add("Vary", "Accept") // the encoding depends on it
 	hdr.Set("Cache-Control", "no-cache")
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)

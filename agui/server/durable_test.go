@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -438,6 +439,25 @@ func TestDurableProtobufRunIsLogged(t *testing.T) {
 	got := checkStream(t, readSSE(t, resp.Body, -1), 1)
 	if wantSSE := plainRun(t, agent); strings.Join(got, "\n") != strings.Join(wantSSE, "\n") {
 		t.Fatalf("the logged run differs from the plain SSE run:\n%v\n%v", got, wantSSE)
+	}
+
+	// A protobuf reader resumes with ?after=: the frames after the second.
+	resp = getEvents(t, srv.URL, "r1", map[string]string{"Accept": server.MediaTypeProtobuf}, "?after=2")
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != server.MediaTypeProtobuf {
+		t.Fatalf("protobuf GET: %d %q %v", resp.StatusCode, resp.Header.Get("Content-Type"), err)
+	}
+	rest := want
+	for range 2 {
+		rest = rest[4+binary.BigEndian.Uint32(rest):]
+	}
+	if !bytes.Equal(body, rest) {
+		t.Fatalf("the protobuf GET after 2 differs from the plain run's frames after the second")
+	}
+	code, _ := errorBody(t, getEvents(t, srv.URL, "r1", map[string]string{"Accept": "image/png"}, ""), http.StatusNotAcceptable)
+	if code != server.HTTPCodeNotAcceptable {
+		t.Fatal(code)
 	}
 }
 
