@@ -467,8 +467,12 @@ func TestDurableProtobufRunIsLogged(t *testing.T) {
 func TestDurableRefusesOversizedEvent(t *testing.T) {
 	emitErr := make(chan error, 1)
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
-		emitErr <- rc.Say(strings.Repeat("x", sse.DefaultMaxFrame))
-		return server.Success(), nil
+		m, err := rc.StartTextMessage()
+		if err != nil {
+			return server.Outcome{}, err
+		}
+		emitErr <- m.Append(strings.Repeat("x", sse.DefaultMaxFrame))
+		return server.Success(), m.End()
 	})
 	log := runlog.NewMemory(runlog.MemoryOptions{})
 	srv := durableServer(t, agent, server.WithDurableRuns(log, server.AllowAll))
