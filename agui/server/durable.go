@@ -119,10 +119,11 @@ type liveRun struct {
 // returns with nothing left open, otherwise with RUN_ERROR CANCELLED; either
 // way that is its one terminal event.
 //
-// Without this option nothing on the wire changes. A run whose POST asks
-// for protobuf is durable as well: its POST gets the binding's frames
-// exactly as without this option (the binding has no place for sequence
-// numbers), and any client can reattach to it over SSE.
+// Without this option, or with a nil log, nothing on the wire changes (a
+// nil log is no error here: check it where the log is made). A run whose
+// POST asks for protobuf is durable as well: its POST gets the binding's
+// frames exactly as without this option (the binding has no place for
+// sequence numbers), and any client can reattach to it.
 //
 // What a run that outlives its request still answers to: [HTTPServer]'s
 // Shutdown ends it (RUN_ERROR CANCELLED, the shutdown as its cause) and
