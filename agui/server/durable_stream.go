@@ -29,7 +29,7 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encod
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	out := &streamWriter{w: w, rc: http.NewResponseController(w), writeTimeout: cfg.writeTimeout,
-		flushLatency: cfg.flushLatency, maxBuffered: cfg.maxBuffered, last: time.Now()}
+		flushLatency: cfg.flushLatency, last: time.Now()}
 	ctx, stop := d.readContext(r, runID)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -112,8 +112,8 @@ func protoFrame(dst, data []byte) ([]byte, error) {
 //
 // Frames are gathered and written as the handler's other streams write
 // them ([WithFlushLatency]): the first after a pause at once, later ones
-// within the latency budget or once the buffered bound is reached, together;
-// the terminal frame at once. A reader that wrote and flushed every frame
+// within the latency budget or once writeBatch bytes wait, together; the
+// terminal frame at once. A reader that wrote and flushed every frame
 // made a write to the socket per event, which cost a fast run more than ten
 // times what the same run costs without durable runs. The gathering buffer
 // comes from a pool and goes back after each write, so an idle stream holds
@@ -124,7 +124,6 @@ type streamWriter struct {
 	rc           *http.ResponseController
 	writeTimeout time.Duration
 	flushLatency time.Duration
-	maxBuffered  int
 	keepAlive    time.Duration
 	gone         context.CancelCauseFunc // stops the reader when a timer finds the client gone
 
@@ -163,7 +162,7 @@ func (s *streamWriter) add(seq uint64, data []byte, last bool) error {
 	}
 	*s.pending = b
 	wait := s.flushLatency - time.Since(s.last)
-	if last || wait <= 0 || len(b) >= s.maxBuffered {
+	if last || wait <= 0 || len(b) >= writeBatch {
 		return s.flushLocked()
 	}
 	if !s.flushArmed {
@@ -173,9 +172,12 @@ func (s *streamWriter) add(seq uint64, data []byte, last bool) error {
 	return nil
 }
 
-// flushLocked writes what is gathered and flushes the response, each piece
-// of the write under its own deadline ([WithWriteTimeout] bounds the time
-// without progress, not the time a large write takes a slow reader).
+// flushLocked writes what is gathered and flushes the response. It hands
+// net/http pieces of writePiece bytes, each under a renewed write deadline
+// ([WithWriteTimeout] bounds the time without progress, not the time a
+// large write takes a slow reader), and flushes once at the end: net/http's
+// connection buffer fills before each system call, as for the handler's
+// other streams.
 func (s *streamWriter) flushLocked() error {
 	if s.pending == nil {
 		return nil
@@ -184,22 +186,27 @@ func (s *streamWriter) flushLocked() error {
 	var err error
 	for len(b) > 0 && err == nil {
 		n := min(len(b), writePiece)
-		if s.writeTimeout > 0 {
-			_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
-		}
-		if _, err = s.w.Write(b[:n]); err == nil {
-			err = s.rc.Flush()
-		}
+		s.deadline()
+		_, err = s.w.Write(b[:n])
 		b = b[n:]
+	}
+	if err == nil {
+		s.deadline()
+		if err = s.rc.Flush(); errors.Is(err, http.ErrNotSupported) {
+			err = nil
+		}
 	}
 	*s.pending = (*s.pending)[:0]
 	streamBuffers.Put(s.pending)
 	s.pending = nil
 	s.last = time.Now()
-	if errors.Is(err, http.ErrNotSupported) {
-		err = nil
-	}
 	return err
+}
+
+func (s *streamWriter) deadline() {
+	if s.writeTimeout > 0 {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
+	}
 }
 
 // failLocked is a write from a timer that failed: the client is gone, and
