@@ -441,7 +441,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	}
 	if h.cfg.maxRuns > 0 {
 		// The run goes on without this request: it takes over the request's
-		// slot, which ServeHTTP gives back when this returns.
+		// slot, which the handler gives back when this returns.
 		d.mu.Lock()
 		if _, live := d.live[input.RunID]; live {
 			lr.slot = true
