@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"io"
+	"math"
 	"net/http/httptest"
 	"strings"
 	"syscall"
@@ -125,7 +126,11 @@ func BenchmarkDurableStream(b *testing.B) {
 			})
 			var opts []HandlerOption
 			if mode == "durable" {
-				opts = append(opts, WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), AllowAll))
+				// The log keeps the whole run: a durable run has no
+				// backpressure, so at b.N past the default retention the
+				// agent outruns the reader, which then loses the stream.
+				log := runlog.NewMemory(runlog.MemoryOptions{MaxEvents: b.N + 16, MaxBytes: math.MaxInt})
+				opts = append(opts, WithDurableRuns(log, AllowAll))
 			}
 			srv := httptest.NewServer(NewHandler(agent, opts...))
 			defer srv.Close()
