@@ -30,7 +30,7 @@ const (
 	HTTPCodeNotAcceptable        = "NOT_ACCEPTABLE"         // 406
 	HTTPCodeOriginNotAllowed     = "ORIGIN_NOT_ALLOWED"     // 403, a CORS preflight from an origin WithCORS does not allow
 	HTTPCodeRequestTimeout       = "REQUEST_TIMEOUT"        // 408, the body did not arrive within WithBodyTimeout
-	HTTPCodeOverloaded           = "OVERLOADED"             // 503, WithMaxConcurrentRuns runs are already in flight
+	HTTPCodeOverloaded           = "OVERLOADED"             // 503, WithMaxConcurrentRuns runs are already in flight, or a large body found no room in WithBodyMemory
 )
 
 // NewHandler mounts agent as an AG-UI HTTP endpoint: each POST runs the agent
@@ -44,7 +44,8 @@ const (
 // a valid RunAgentInput (the message names the JSON path) or whose state does
 // not decode into S (an agent with [NoState] accepts any state), 408 for a
 // body that did not arrive within [WithBodyTimeout] (30s by default), and 503
-// with Retry-After when [WithMaxConcurrentRuns] runs are already in flight.
+// with Retry-After when [WithMaxConcurrentRuns] runs are already in flight or
+// a large body waited that long for room in [WithBodyMemory].
 // `state: null` reads as an absent state; [WithLenientInput] forgives more
 // legacy nulls. [WithCORS] adds the answers browsers on other origins need,
 // OPTIONS preflights included; without it OPTIONS is a 405 like any method
@@ -78,6 +79,9 @@ const (
 func NewHandler[S any](agent Agent[S], opts ...HandlerOption) http.Handler {
 	h := &handler[S]{agent: agent, cfg: newHandlerConfig(opts)}
 	h.cfg.run.parentCause = requestCause
+	if h.cfg.bodyMemory > 0 {
+		h.bodies = newBodyBudget(h.cfg.bodyMemory)
+	}
 	return h
 }
 
@@ -85,6 +89,9 @@ type handler[S any] struct {
 	agent Agent[S]
 	cfg   handlerConfig
 	runs  atomic.Int64 // slots of WithMaxConcurrentRuns in use, when it caps them: POSTs, GET streams, detached runs
+	// bodies bounds the bytes of large bodies read and decoded at once
+	// (WithBodyMemory); nil without a bound.
+	bodies *bodyBudget
 }
 
 func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -223,7 +230,18 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 //
 //go:noinline
 func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.RunAgentInput, *S, bool) {
-	body, err := h.readBody(w, r)
+	var deadline time.Time
+	if h.cfg.bodyTimeout > 0 {
+		deadline = time.Now().Add(h.cfg.bodyTimeout)
+	}
+	if size := h.bodySize(r); h.bodies != nil && size > smallBody {
+		taken, ok := h.awaitBodyMemory(w, r, size, deadline)
+		if !ok {
+			return nil, nil, false
+		}
+		defer h.bodies.release(taken) // once the body is decoded
+	}
+	body, err := h.readBody(w, r, deadline)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		var netErr net.Error
@@ -262,14 +280,48 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 // timeout, under a read deadline. The deadline is lifted once the body is in,
 // so that it does not cut the stream that follows; after a failure it stays,
 // so that net/http, draining what is left of the body, does not wait forever.
-func (h *handler[S]) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (h *handler[S]) readBody(w http.ResponseWriter, r *http.Request, deadline time.Time) ([]byte, error) {
 	rc := http.NewResponseController(w)
-	timed := h.cfg.bodyTimeout > 0 && rc.SetReadDeadline(time.Now().Add(h.cfg.bodyTimeout)) == nil
+	timed := !deadline.IsZero() && rc.SetReadDeadline(deadline) == nil
 	body, err := readAllSized(http.MaxBytesReader(w, r.Body, h.cfg.maxBody), min(r.ContentLength, h.cfg.maxBody))
 	if timed && err == nil {
 		rc.SetReadDeadline(time.Time{})
 	}
 	return body, err
+}
+
+// bodySize is what a request's body may take: its announced size, or the
+// body limit when it announced none.
+func (h *handler[S]) bodySize(r *http.Request) int64 {
+	if r.ContentLength < 0 {
+		return h.cfg.maxBody
+	}
+	return min(r.ContentLength, h.cfg.maxBody)
+}
+
+// awaitBodyMemory takes size bytes of the WithBodyMemory budget for r's body,
+// waiting at most until deadline (zero: as long as the request lasts). When
+// it cannot, it answers the request and reports false.
+func (h *handler[S]) awaitBodyMemory(w http.ResponseWriter, r *http.Request, size int64, deadline time.Time) (int64, bool) {
+	ctx := r.Context()
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	taken, err := h.bodies.acquire(ctx, size)
+	if err == nil {
+		return taken, true
+	}
+	if r.Context().Err() != nil {
+		return 0, false // the client left: nobody to answer
+	}
+	hdr := w.Header()
+	hdr.Set("Retry-After", "1")
+	hdr.Set("Connection", "close") // the body was never read
+	reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
+		fmt.Sprintf("too many large request bodies are being read; this one (%d bytes) waited %v without its turn", size, h.cfg.bodyTimeout))
+	return 0, false
 }
 
 // readAllSized is io.ReadAll for a body that announced its size (size < 0:

@@ -76,6 +76,7 @@ type handlerConfig struct {
 	bodyTimeout  time.Duration
 	maxRuns      int            // 0: no cap
 	durable      *durableConfig // nil: no run log, no run routes (WithDurableRuns)
+	bodyMemory   int64          // WithBodyMemory; <= 0: no bound
 }
 
 const (
@@ -84,6 +85,11 @@ const (
 	defaultWriteTimeout = 30 * time.Second
 	defaultMaxBuffered  = 32 << 10
 	defaultBodyTimeout  = 30 * time.Second
+	defaultBodyMemory   = 64 << 20
+	// smallBody is the largest announced body that does not take from the
+	// WithBodyMemory budget: the common case stays free of its lock, and
+	// small bodies are what WithMaxConcurrentRuns bounds anyway.
+	smallBody = 64 << 10
 )
 
 func defaultRunConfig() runConfig { return runConfig{logger: slog.Default()} }
@@ -106,6 +112,7 @@ func newHandlerConfig(opts []HandlerOption) handlerConfig {
 		writeTimeout: defaultWriteTimeout,
 		maxBuffered:  defaultMaxBuffered,
 		bodyTimeout:  defaultBodyTimeout,
+		bodyMemory:   defaultBodyMemory,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -145,6 +152,21 @@ func WithTimeout(d time.Duration) Option { return runOption(func(c *runConfig) {
 // server open to untrusted clients.
 func WithMaxBodyBytes(n int64) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.maxBody = n })
+}
+
+// WithBodyMemory bounds the bytes of request bodies the handler reads and
+// decodes at the same time, across all requests; the default is 64 MiB. A
+// body is held about twice while it is decoded (its bytes and the decoded
+// input), so this bounds that transient cost at about twice n however many
+// large bodies arrive together. A body that announces more than 64 KiB
+// takes its announced size (the body limit when it announces none) before
+// it is read and gives it back once it is decoded; one that does not fit
+// waits in arrival order. One that is still waiting when the body timeout
+// ([WithBodyTimeout]) ends gets 503 (OVERLOADED) with Retry-After, and a
+// body larger than n is read alone. Smaller bodies do not wait: bound their
+// number with [WithMaxConcurrentRuns]. n <= 0 removes the bound.
+func WithBodyMemory(n int64) HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.bodyMemory = n })
 }
 
 // WithKeepAlive makes the handler write an SSE comment line (": keep-alive")
