@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,6 +75,46 @@ func BenchmarkEmitRunLog(b *testing.B) {
 		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w); err != nil {
 			b.Fatal(err)
 		}
+	})
+	b.Run("memorylog-steady", func(b *testing.B) {
+		// A server's steady state: runs of 1,000 deltas back to back in
+		// one log that keeps 8 runs, so each new run writes into memory
+		// the runs it evicted gave back (the single long run above pays
+		// the first touch of every page it writes instead).
+		b.ReportAllocs()
+		l := runlog.NewMemory(runlog.MemoryOptions{MaxRuns: 8})
+		var cpu time.Duration
+		b.StopTimer()
+		for done, run := 0, 0; done < b.N; run++ {
+			k := min(1000, b.N-done)
+			id := "r" + strconv.Itoa(run)
+			w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: id})
+			if err != nil {
+				b.Fatal(err)
+			}
+			agent := Func(func(ctx context.Context, rc *Stateless) (Outcome, error) {
+				m, err := rc.StartTextMessage(WithID("msg-1"))
+				if err != nil {
+					return Outcome{}, err
+				}
+				b.StartTimer()
+				c0 := cpuNow()
+				for range k {
+					if err := m.Append("Hello, wor"); err != nil {
+						return Outcome{}, err
+					}
+				}
+				cpu += cpuNow() - c0
+				b.StopTimer()
+				return Success(), m.End()
+			})
+			if err := NewRunner(context.Background(), agent, &agui.RunAgentInput{ThreadID: "t", RunID: id}).streamToLog(w); err != nil {
+				b.Fatal(err)
+			}
+			w.Close()
+			done += k
+		}
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 	})
 	b.Run("memorylog-follow", func(b *testing.B) {
 		b.ReportAllocs()

@@ -349,6 +349,13 @@ func (m *Memory) evictLocked() {
 }
 
 func (m *Memory) forgetLocked(r *memRun) {
+	// The run's memory goes back to the pools for the runs that follow. A
+	// reader still holding the run copies under r.mu, so from here on it
+	// finds every event dropped and ends with ErrExpired.
+	r.mu.Lock()
+	r.store.release()
+	r.info.First = r.info.Last + 1
+	r.mu.Unlock()
 	delete(m.runs, r.info.RunID)
 	m.lru.Remove(r.elem)
 	m.gone[r.info.RunID] = struct{}{}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -448,4 +449,50 @@ func TestMemoryConcurrentReadersUnderRetention(t *testing.T) {
 	close(written)
 	wg.Wait()
 	noErr(t, w.Close())
+}
+
+// A forgotten run's memory serves the runs that follow, and a reader still
+// in the middle of the forgotten run never sees their bytes: it gets what it
+// had already copied, then ErrExpired.
+func TestMemoryForgottenRunReleasesItsMemory(t *testing.T) {
+	l := runlog.NewMemory(runlog.MemoryOptions{MaxRuns: 1})
+	write := func(runID, tag string, n int) {
+		w := start(t, l, runID)
+		for i := range n {
+			_, err := w.Append(fmt.Appendf(nil, `{"run":%q,"n":%d}`, tag, i), i == n-1)
+			noErr(t, err)
+		}
+		noErr(t, w.Close())
+	}
+	write("a", "a", 5000)
+
+	next, stop := iter.Pull2(l.Read(context.Background(), "a", 0))
+	defer stop()
+	e, err, ok := next()
+	isTrue(t, ok)
+	noErr(t, err)
+	equal(t, `{"run":"a","n":0}`, string(e.Data))
+
+	write("b", "b", 5000) // evicts a: its chunks go to the pools, b takes them
+	read := 1
+	for {
+		e, err, ok := next()
+		isTrue(t, ok, "the read of a forgotten run ends with an error")
+		if err != nil {
+			isErr(t, err, runlog.ErrExpired)
+			break
+		}
+		equal(t, fmt.Sprintf(`{"run":"a","n":%d}`, read), string(e.Data), "a reader of a forgotten run sees only its own bytes")
+		read++
+	}
+	isTrue(t, read < 5000)
+	_, err = collect(t, l, "a", 0)
+	isErr(t, err, runlog.ErrExpired)
+
+	all, err := collect(t, l, "b", 0)
+	noErr(t, err)
+	equal(t, len(all), 5000)
+	for i, e := range all {
+		equal(t, fmt.Sprintf(`{"run":"b","n":%d}`, i), string(e.Data))
+	}
 }

@@ -96,7 +96,7 @@ func (s *store) newBlock() *spanBlock {
 		s.spareBlocks = s.spareBlocks[:n-1]
 		return b
 	}
-	return new(spanBlock)
+	return blockPool.Get().(*spanBlock)
 }
 
 func (s *store) recycleBlock(b *spanBlock) {
@@ -116,6 +116,11 @@ func (s *store) newChunk(n int) []byte {
 	size := firstChunk
 	if k := s.chunks.len(); k > 0 {
 		size = min(2*cap(*s.chunks.at(k - 1)), chunkSize)
+	}
+	if n <= size {
+		if c := getChunk(chunkClass(size)); c != nil {
+			return c // a forgotten run's
+		}
 	}
 	return make([]byte, 0, max(size, n))
 }
