@@ -19,15 +19,7 @@ import (
 // place for a sequence: the bytes are those of the same run without durable
 // runs.
 func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, cfg *handlerConfig) (ended bool) {
-	hdr := w.Header()
-	hdr.Set("Content-Type", MediaTypeSSE)
-	if enc == encodingProtobuf {
-		hdr.Set("Content-Type", MediaTypeProtobuf)
-	}
-	hdr.Add("Vary", "Accept") // the encoding depends on it
-	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	startStream(w, enc)
 	out := &streamWriter{w: w, rc: http.NewResponseController(w), writeTimeout: cfg.writeTimeout,
 		flushLatency: cfg.flushLatency, last: time.Now()}
 	ctx, stop := d.readContext(r, runID)

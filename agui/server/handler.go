@@ -197,15 +197,7 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 		return nil, nil
 	}
 
-	hdr := w.Header()
-	hdr.Set("Content-Type", MediaTypeSSE)
-	if enc == encodingProtobuf {
-		hdr.Set("Content-Type", MediaTypeProtobuf)
-	}
-	hdr.Add("Vary", "Accept") // the encoding depends on it
-	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
-	w.WriteHeader(http.StatusOK)
+	startStream(w, enc)
 
 	var s *sseSink
 	var e *emitter
@@ -274,6 +266,19 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 	}
 
 	return input, state, true
+}
+
+// startStream writes the header of a 200 event stream in encoding enc.
+func startStream(w http.ResponseWriter, enc encoding) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", MediaTypeSSE)
+	if enc == encodingProtobuf {
+		hdr.Set("Content-Type", MediaTypeProtobuf)
+	}
+	hdr.Add("Vary", "Accept") // the encoding depends on it
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Accel-Buffering", "no") // ask reverse proxies not to buffer the stream
+	w.WriteHeader(http.StatusOK)
 }
 
 // readBody reads the request body under the size limit and, with a body
