@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/conversation"
@@ -176,6 +177,10 @@ type HTTPError struct {
 	Code        string
 	Message     string
 	Body        []byte
+	// RetryAfter is the server's Retry-After (delay seconds or a date),
+	// 0 when it sent none. Reattaching to a durable run waits at least this
+	// long, up to maxRetryAfter, before asking again.
+	RetryAfter time.Duration
 }
 
 func (e *HTTPError) Error() string {
@@ -277,6 +282,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 		lastID = func() string { return r.LastEventID() }
 		crWarned := false
 		attempts := 0
+		var hint time.Duration // the last refusal's Retry-After
 		next = func() ([]byte, error) {
 			for {
 				frame, err := r.Next()
@@ -292,12 +298,19 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 				// after the last event read; the server replays strictly
 				// after it, so every event is delivered once, in order.
 				attempts++
-				again, rerr := c.resume(ctx, runID, r.LastEventID(), attempts, rc.header)
+				again, rerr := c.resume(ctx, runID, r.LastEventID(), attempts, rc.header, hint)
 				if rerr != nil {
-					if attempts < c.resumeAttempts && ctx.Err() == nil {
+					var he *HTTPError
+					refused := errors.As(rerr, &he)
+					if (!refused || transient(he.Status)) && attempts < c.resumeAttempts && ctx.Err() == nil {
+						if refused {
+							hint = he.RetryAfter
+						}
 						continue // r returns its error again: the next try
 					}
-					return nil, err
+					// Both: the dropped connection, and why it could not be
+					// picked up again (a 410 says the missed events are gone).
+					return nil, fmt.Errorf("%w; reattaching failed: %w", err, rerr)
 				}
 				resp.Body.Close()
 				resp = again

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // maxErrorBody bounds how much of a non-2xx body is read: enough for any
@@ -12,7 +14,7 @@ import (
 const maxErrorBody = 64 << 10
 
 func readHTTPError(resp *http.Response, ct string) *HTTPError {
-	e := &HTTPError{Status: resp.StatusCode, ContentType: ct}
+	e := &HTTPError{Status: resp.StatusCode, ContentType: ct, RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
 	e.Body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	if strings.Contains(ct, "application/json") {
 		var doc struct {
@@ -26,4 +28,32 @@ func readHTTPError(resp *http.Response, ct string) *HTTPError {
 		}
 	}
 	return e
+}
+
+// retryAfter reads a Retry-After header: delay seconds or an HTTP date. It
+// returns 0 when there is none or it does not parse.
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32); err == nil {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0)
+	}
+	return 0
+}
+
+// transient reports whether an answer with this status may be different if
+// asked again a little later: a timeout, a rate limit, a server error or an
+// overloaded server. A reattach that gets anything else (the run is gone,
+// forbidden, the cursor is wrong) stops trying.
+func transient(status int) bool {
+	switch status {
+	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests,
+		http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
 }

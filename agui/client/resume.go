@@ -21,7 +21,10 @@ const defaultResumeAttempts = 5
 // turns reattaching off). It only ever happens with a server that numbers
 // its events (durable runs): the client asks for
 // GET {url}/runs/{runId}/events with Last-Event-ID set to the last event it
-// read, waiting 50ms, 100ms, 200ms, … (at most 2s) before each attempt.
+// read, waiting 50ms, 100ms, 200ms, … (at most 2s) before each attempt, or
+// the server's Retry-After (at most 10s) when it is longer. An answer that
+// asking again cannot change (404, 410, 403, 400, …) ends the attempts; the
+// error then wraps both the dropped connection and that *HTTPError.
 func WithResumeAttempts(n int) Option {
 	return func(c *Client) error {
 		if n < 0 {
@@ -61,7 +64,7 @@ func (c *Client) Resume(ctx context.Context, runID string, after uint64, opts ..
 		stopped := false
 		// The run is read from its start, so that the pipeline checks it
 		// whole; the events up to after are not delivered.
-		resp, err := c.resume(ctx, runID, "", 0, rc.header)
+		resp, err := c.resume(ctx, runID, "", 0, rc.header, 0)
 		if err == nil {
 			err = c.consume(ctx, resp, runID, after, rc, c.warnFunc(rc.warn), func(ev agui.Event, _ int) bool {
 				stopped = !yield(ev, nil)
@@ -74,11 +77,16 @@ func (c *Client) Resume(ctx context.Context, runID string, after uint64, opts ..
 	}
 }
 
-// resume waits out the backoff of the attempt-th try (none for attempt 0)
-// and reattaches to the run after lastID ("": from its start).
-func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, extra http.Header) (*http.Response, error) {
+// maxRetryAfter caps how long a server's Retry-After holds a reattach back:
+// a reader waiting on a live run should not sleep through it.
+const maxRetryAfter = 10 * time.Second
+
+// resume waits out the backoff of the attempt-th try (none for attempt 0),
+// or the server's last Retry-After (hint) when that is longer, and
+// reattaches to the run after lastID ("": from its start).
+func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, extra http.Header, hint time.Duration) (*http.Response, error) {
 	if attempt > 0 {
-		wait := min(50*time.Millisecond<<(attempt-1), 2*time.Second)
+		wait := max(min(50*time.Millisecond<<(attempt-1), 2*time.Second), min(hint, maxRetryAfter))
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,5 +173,91 @@ func TestClientResume(t *testing.T) {
 		if !errors.As(err, &herr) || herr.Status != http.StatusNotFound {
 			t.Fatalf("unknown run: %v", err)
 		}
+	}
+}
+
+// refusingGets answers the first refuse GETs of a run's events with status
+// and Retry-After retry (when not empty), recording when each GET came, and
+// hands everything else to h.
+type refusingGets struct {
+	h      http.Handler
+	refuse int
+	status int
+	retry  string
+
+	mu   sync.Mutex
+	gets []time.Time
+}
+
+func (s *refusingGets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/events") {
+		s.mu.Lock()
+		s.gets = append(s.gets, time.Now())
+		n := len(s.gets)
+		s.mu.Unlock()
+		if n <= s.refuse {
+			if s.retry != "" {
+				w.Header().Set("Retry-After", s.retry)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(s.status)
+			fmt.Fprintf(w, `{"error":{"code":"REFUSED","message":"refused %d"}}`, n)
+			return
+		}
+	}
+	s.h.ServeHTTP(w, r)
+}
+
+func (s *refusingGets) times() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.gets)
+}
+
+// A reattach refused with 503 and Retry-After waits that long before asking
+// again (not the 50ms backoff), then delivers the whole run.
+func TestResumeHonoursRetryAfter(t *testing.T) {
+	agent := chatty(300)
+	gate := &refusingGets{h: durableMux(agent, server.WithDetach(time.Minute)), refuse: 1, status: http.StatusServiceUnavailable, retry: "1"}
+	srv := httptest.NewServer(gate)
+	defer srv.Close()
+	proxy := tcpcut.New(t, 4<<10, srv.Listener.Addr().String())
+	c, _ := client.New(proxy.URL() + "/agent")
+	got := runAll(t, c, &agui.RunAgentInput{ThreadID: "t", RunID: "r1"})
+
+	gets := gate.times()
+	if len(gets) != 2 {
+		t.Fatalf("%d reattaches, want the refused one and one more", len(gets))
+	}
+	if gap := gets[1].Sub(gets[0]); gap < 900*time.Millisecond {
+		t.Fatalf("asked again %v after a Retry-After of 1s", gap)
+	}
+	plain := httptest.NewServer(server.NewHandler(agent))
+	defer plain.Close()
+	pc, _ := client.New(plain.URL)
+	if want := runAll(t, pc, &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the resumed stream (%d events) differs from an uncut run (%d events)", len(got), len(want))
+	}
+}
+
+// A reattach answered with a status that asking again cannot change (410:
+// the missed events are gone) stops at once, and the error says both what
+// broke and why it could not be mended.
+func TestResumeStopsOnFinalRefusal(t *testing.T) {
+	gate := &refusingGets{h: durableMux(chatty(300), server.WithDetach(time.Minute)), refuse: 100, status: http.StatusGone}
+	srv := httptest.NewServer(gate)
+	defer srv.Close()
+	proxy := tcpcut.New(t, 4<<10, srv.Listener.Addr().String())
+	c, _ := client.New(proxy.URL() + "/agent")
+	var last error
+	for _, err := range c.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}) {
+		last = err
+	}
+	if n := len(gate.times()); n != 1 {
+		t.Fatalf("%d reattaches after a 410, want 1", n)
+	}
+	var herr *client.HTTPError
+	if !errors.As(last, &herr) || herr.Status != http.StatusGone || !strings.Contains(last.Error(), "reattaching failed") {
+		t.Fatalf("error %v, want the cut and the 410", last)
 	}
 }
