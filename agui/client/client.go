@@ -303,6 +303,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 					var he *HTTPError
 					refused := errors.As(rerr, &he)
 					if (!refused || transient(he.Status)) && attempts < c.resumeAttempts && ctx.Err() == nil {
+						hint = 0 // a dropped connection asks for no wait of its own
 						if refused {
 							hint = he.RetryAfter
 						}
