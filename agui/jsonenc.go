@@ -3,6 +3,7 @@ package agui
 import (
 	"bytes"
 	"errors"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -35,15 +36,19 @@ var safeByte = func() (t [256]bool) {
 // UTF-8 cannot be represented in JSON text, so each invalid byte becomes the
 // escape \ufffd (as encoding/json does).
 //
-// Runs of safe bytes are copied with a single append, so the common case is
-// one table lookup per byte; it allocates only if dst must grow.
+// Runs of safe bytes are found eight at a time (see skipSafe) and copied
+// with a single append; it allocates only if dst must grow.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0 // first byte not yet copied
 	for i := 0; i < len(s); {
 		c := s[i]
 		if safeByte[c] {
-			i++
+			// A lone safe byte (a space between words of another script)
+			// is not worth the word scan's call.
+			if i++; i < len(s) && safeByte[s[i]] {
+				i = skipSafe(s, i+1)
+			}
 			continue
 		}
 		if c >= utf8.RuneSelf {
@@ -80,6 +85,66 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// Masks for skipSafe: a byte of ones in every lane, and each lane's top bit.
+const (
+	lanes    = 0x0101010101010101
+	laneTops = 0x8080808080808080
+)
+
+// skipSafe returns the index of the first byte of s at or after i that
+// appendString cannot copy verbatim, or len(s); in the last word (below) it
+// may stop early at a safe byte.
+// It tests eight bytes at a time (see unsafeLanes); the last word of s is
+// read whole even when it overlaps bytes already known safe, so a tail
+// costs one test rather than one per byte.
+func skipSafe(s string, i int) int {
+	if len(s) < 8 {
+		for i < len(s) && safeByte[s[i]] {
+			i++
+		}
+		return i
+	}
+	for ; i+8 <= len(s); i += 8 {
+		if m := unsafeLanes(word(s, i)); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	if i == len(s) {
+		return i
+	}
+	// The lanes below i are dropped: they may hold unsafe bytes before the
+	// caller's safe run, whose borrows can also mark a safe lane at or
+	// after i. Such a lane is returned as if unsafe; appendString's table
+	// check then finds it safe and goes on from the next byte.
+	last := len(s) - 8
+	shift := uint(i-last) * 8
+	if m := unsafeLanes(word(s, last)) >> shift << shift; m != 0 {
+		return last + bits.TrailingZeros64(m)>>3
+	}
+	return len(s)
+}
+
+// word is the eight bytes of s from i, the first in the lowest lane; the
+// compiler combines the loads into one.
+func word(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// unsafeLanes sets the top bit of each lane (byte) of w that appendString
+// cannot copy verbatim: below 0x20 (subtracting 0x20 borrows), '"' or '\\'
+// (the lane's difference from it is zero, and subtracting one borrows), or
+// 0x80 and above (the top bit itself). A borrow also marks lanes above the
+// one it came from, but only above a lane that is really unsafe, so the
+// lowest marked lane is always the first unsafe byte and a word with none
+// marked is safe whole.
+func unsafeLanes(w uint64) uint64 {
+	quote := w ^ ('"' * lanes)
+	slash := w ^ ('\\' * lanes)
+	return (w | (w - 0x20*lanes) | (quote-lanes)&^quote | (slash-lanes)&^slash) & laneTops
 }
 
 // appendRaw appends a caller-supplied JSON value (a json.RawMessage field)

@@ -352,3 +352,50 @@ func BenchmarkAppendRaw(b *testing.B) {
 		})
 	}
 }
+
+// FuzzSkipSafe holds the word-at-a-time scan to the byte table: from any
+// start it stops at the first byte that needs escaping or checking, and
+// never passes one. Only in the last word of s may it stop early, at a
+// safe byte (see skipSafe), and never before its start.
+func FuzzSkipSafe(f *testing.F) {
+	for _, s := range []string{"", "Hello, world! ", "abcdefgh\"", "\x1f1234567", "1234567\\", "0123456789abcde\x80", "!#[]]]]]]]", "é, world ab"} {
+		f.Add(s, 0)
+	}
+	f.Fuzz(func(t *testing.T, s string, i int) {
+		if i < 0 || i > len(s) {
+			return
+		}
+		first := i
+		for first < len(s) && safeByte[s[first]] {
+			first++
+		}
+		got := skipSafe(s, i)
+		if got == first {
+			return
+		}
+		if got < i || got > first || got < len(s)-8 {
+			t.Fatalf("skipSafe(%q, %d) = %d, first unsafe byte at %d", s, i, got, first)
+		}
+	})
+}
+
+func TestSkipSafeEveryLane(t *testing.T) {
+	// Every byte value in every lane of a word, after a clean word, from
+	// every start: the scan stops exactly where the table says.
+	for c := range 256 {
+		for lane := range 16 {
+			b := []byte("abcdefghijklmnop")
+			b[lane] = byte(c)
+			s := string(b)
+			for i := 0; i < lane; i++ {
+				want := len(s)
+				if !safeByte[c] {
+					want = lane
+				}
+				if got := skipSafe(s, i); got != want {
+					t.Fatalf("skipSafe(%q, %d) = %d, want %d", s, i, got, want)
+				}
+			}
+		}
+	}
+}
