@@ -477,7 +477,7 @@ type sseSink struct {
 	unflushed bool
 	// batch and batchBox are the buffer handed to the writer, flushBatch
 	// says whether to flush it. They are fields, not arguments, so that
-	// starting the writer allocates nothing; startWriter is s.writeHandedOff,
+	// starting the writer allocates nothing; startWriter is s.writeLoop,
 	// bound once.
 	batch       []byte
 	batchBox    *[]byte
@@ -517,7 +517,7 @@ func newSSESink(w http.ResponseWriter, cfg *handlerConfig) *sseSink {
 		// Until a write says otherwise, assume a network's costs.
 		slowWrites: true,
 	}
-	s.startWriter = s.writeHandedOff
+	s.startWriter = s.writeLoop
 	s.flushTimer = time.AfterFunc(time.Hour, s.onFlushTimer)
 	s.flushTimer.Stop()
 	return s
@@ -575,7 +575,7 @@ func (s *sseSink) deliver(e *emitter, ev agui.Event) error {
 	}
 	if terminal || s.slowWrites {
 		s.pending.Add(1)
-		go s.startWriter()
+		s.handOff()
 		return nil
 	}
 	// Writes are cheap here (a fast client, an in-memory writer): the
@@ -638,7 +638,7 @@ func (s *sseSink) armFlush(wait time.Duration) {
 	s.flushTimer.Reset(wait)
 }
 
-// writeHandedOff is the writer the emit path starts.
+// writeHandedOff is a writer's work for s (see writeLoop).
 func (s *sseSink) writeHandedOff() {
 	defer s.pending.Done()
 	s.e.mu.Lock()
