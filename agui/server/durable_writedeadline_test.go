@@ -21,7 +21,7 @@ import (
 // The interval is twice the plain handler's test's: a durable stream is
 // written by the reader of the log on a loaded machine's schedule, and a
 // stall of the steady reader's goroutine past the interval is a cut the
-// test did not mean; the 8 KiB a deadline covers take the reader 80ms.
+// test did not mean; the 20 KiB a deadline covers take the reader 200ms.
 func TestDurableWriteTimeoutSparesSteadySlowReader(t *testing.T) {
 	const interval = 500 * time.Millisecond
 	ended := make(chan error, 1)

@@ -103,8 +103,9 @@ func TestWriteTimeoutSparesSteadySlowReader(t *testing.T) {
 	srv := startSmall(t, server.NewHandler(bigEvents(3, 64<<10, ended), server.WithWriteTimeout(interval)))
 	c, br := dialSmall(t, srv)
 	// 4 KiB every 40ms: about 100 KiB/s, so one 64 KiB event takes about
-	// 0.6s to read, more than the interval, while an 8 KiB piece takes
-	// 80ms; the three take about 1.9s, more than three intervals.
+	// 0.6s to read, more than the interval, while the 20 KiB a deadline
+	// covers take 200ms; the three take about 1.9s, more than three
+	// intervals.
 	start := time.Now()
 	buf := make([]byte, 4<<10)
 	var body strings.Builder
