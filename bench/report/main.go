@@ -107,6 +107,11 @@ type row struct {
 	what, bench, peer, cpu, wall string
 }
 
+// clientReadFrames is the frames of the run BenchmarkClientRead reads
+// (1,000 deltas, the message's start and end, RUN_STARTED, RUN_FINISHED):
+// its allocs/op are per run.
+const clientReadFrames = 1004
+
 var rows = []row{
 	{"Emit a text delta into a writer", "EmitDelta", "community", "cpu-ns/op", "ns/op"},
 	{"Encode a text delta (JSON alone)", "EncodeDelta", "community", "cpu-ns/op", "ns/op"},
@@ -147,6 +152,12 @@ func render(r *results, stat, load, cmd string) (string, error) {
 			fmt.Fprintf(&b, "\nAgainst the limit: a plain `net/http` handler writing the same 1,000 frames takes %.0f ns per delta (wall), agui-go's handler %.0f: agui-go reaches %.0f%% of the plain handler's speed (%.0f%% by CPU time).\n",
 				plain, ours, 100*plain/ours, 100*pc/oc)
 		}
+	}
+	if wall, ok := r.median("ClientRead/agui-go", "ns/frame"); ok {
+		cpu, _ := r.median("ClientRead/agui-go", "cpu-ns/frame")
+		allocs, _ := r.median("ClientRead/agui-go", "allocs/op")
+		fmt.Fprintf(&b, "\nagui-go's client reads a frame in %.0f ns (wall; %.0f ns of CPU time) and %.2f allocations, the request and the run's setup included.\n",
+			wall, cpu, allocs/clientReadFrames)
 	}
 	if cmd != "" {
 		fmt.Fprintf(&b, "\nProduced by:\n\n```\n%s\n```\n", cmd)
@@ -209,9 +220,12 @@ they run.
   the same for every server). "plain" is the limit: a ` + "`net/http`" + ` handler
   writing agui-go's frames, one ` + "`Write`" + ` each, and nothing else.
 - Client read over loopback: each SDK's client reading the same 1,000-delta
-  run from a plain server (agui-go's ` + "`Client.Run`" + `, verification included;
-  the community SSE client, which starts a goroutine for every line it
-  reads, then its decoder and ` + "`Validate`" + `).
+  run (agui-go's ` + "`Client.Run`" + `, verification included; the community SSE
+  client, which starts a goroutine for every line it reads, then its decoder
+  and ` + "`Validate`" + `) from a server that writes the whole body with one
+  ` + "`Write`" + `, so that the figure is the client's work: a server writing the
+  frames one by one takes, alone, about as long per frame as agui-go's
+  client does.
 - Read pipeline in memory: the same run's bytes, no HTTP: agui-go's
   ` + "`sse.Reader`" + ` and ` + "`client.Pipeline`" + `; ` + "`@ag-ui/client`" + `'s ` + "`transformHttpEventStream`" + `,
   ` + "`transformChunks`" + ` and ` + "`verifyEvents`" + `, fed in 16 KiB chunks.
