@@ -642,22 +642,25 @@ func (s *sseSink) armFlush(wait time.Duration) {
 	s.flushTimer.Reset(wait)
 }
 
-// writeHandedOff is a writer's work for s (see writeLoop).
-func (s *sseSink) writeHandedOff() {
+// writeHandedOff is a writer's work for s (see writeLoop); it returns how
+// many bytes it wrote.
+func (s *sseSink) writeHandedOff() int {
 	defer s.pending.Done()
 	s.e.mu.Lock()
-	s.drain()
-	s.e.mu.Unlock()
+	defer s.e.mu.Unlock()
+	return s.drain()
 }
 
 // drain writes s.batch, with e.mu released, and then whatever the agent
 // emitted meanwhile, until nothing is left; then it ends the write lock. A
 // failed write means the client is gone: it fails the emitter, which cancels
-// the run. Called with e.mu held and a batch taken; returns with e.mu held.
-func (s *sseSink) drain() {
+// the run. It returns how many bytes it handed to the response. Called with
+// e.mu held and a batch taken; returns with e.mu held.
+func (s *sseSink) drain() (written int) {
 	e := s.e
 	for {
 		data, box, flush := s.batch, s.batchBox, s.flushBatch
+		written += len(data)
 		s.batch, s.batchBox = nil, nil
 		e.mu.Unlock()
 		began := time.Now()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -12,10 +13,14 @@ import (
 // each time copying it: on a busy loopback stream that copying was about a
 // twentieth of the server's time. A kept writer has its stack grown already.
 //
-// An idle writer waits on idleWriters for at most writerLinger, and at most
-// maxIdleWriters wait at once, so a server that stops streaming is back to
-// no writer goroutine within writerLinger, and a burst of streams ending
-// together does not leave one per stream waiting.
+// Only a writer that has written at least a batch (writeBatch) in its life
+// waits: a new one that wrote a run's RUN_STARTED or a few deltas ends as
+// before, so servers whose streams are idle or slow keep no writer. An idle
+// writer waits on idleWriters for at most writerLinger, and at most one per
+// processor (GOMAXPROCS) waits at once, so a server that stops
+// streaming is back to no writer goroutine within writerLinger, and a burst
+// of streams ending together does not leave one per stream waiting: what
+// waits is a few stacks for the process, not memory per run.
 
 // idleWriters is where a writer without work waits for a sink that has a
 // batch for it; a handoff finds one only if one is waiting right then.
@@ -24,12 +29,8 @@ var idleWriters = make(chan *sseSink)
 // idleCount is how many writers wait on idleWriters.
 var idleCount atomic.Int32
 
-const (
-	// writerLinger is how long a writer waits for its next batch.
-	writerLinger = 20 * time.Millisecond
-	// maxIdleWriters bounds the writers waiting at once.
-	maxIdleWriters = 16
-)
+// writerLinger is how long a writer waits for its next batch.
+const writerLinger = 20 * time.Millisecond
 
 // handOff gives s's taken batch to a waiting writer, or to a new one.
 // Called with e.mu held and pending counted for the writer.
@@ -45,10 +46,18 @@ func (s *sseSink) handOff() {
 // to drain, until none comes within writerLinger.
 func (s *sseSink) writeLoop() {
 	var linger *time.Timer
+	written := 0
 	for {
-		s.writeHandedOff()
+		written += s.writeHandedOff()
 		s = nil // an idle writer keeps no stream alive
-		if idleCount.Add(1) > maxIdleWriters {
+		if written < writeBatch {
+			// All it wrote is less than a batch (RUN_STARTED of a run
+			// that then waits, a few deltas within the latency budget):
+			// its stack has not grown much, and keeping it is not
+			// worth the memory.
+			return
+		}
+		if idleCount.Add(1) > int32(runtime.GOMAXPROCS(0)) {
 			idleCount.Add(-1)
 			return
 		}
