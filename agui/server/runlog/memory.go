@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,14 @@ type MemoryOptions struct {
 	// ErrExpired. Defaults 100 000 events and 16 MiB.
 	MaxEvents int
 	MaxBytes  int
+	// MaxTotalBytes bounds the memory the kept events of all runs take
+	// together (counted in the chunks that hold them, see [Memory.Bytes]).
+	// Past it, least recently used ended runs are forgotten; if the live
+	// runs alone take more, a run that needs more memory drops its own
+	// oldest events instead, and a reader that still needs them gets
+	// ErrExpired. Default 256 MiB. Each run may also keep up to 128 KiB of
+	// emptied chunks for reuse, which the bound does not count.
+	MaxTotalBytes int64
 	// TTL is how long an ended run stays readable. Default 10 minutes.
 	TTL time.Duration
 	// Now is the clock (time.Now by default); tests move it.
@@ -30,6 +39,7 @@ const (
 	defaultMaxRuns   = 1024
 	defaultMaxEvents = 100_000
 	defaultMaxBytes  = 16 << 20
+	defaultMaxTotal  = 256 << 20
 	defaultTTL       = 10 * time.Minute
 	// maxTombstones bounds how many forgotten run ids still answer
 	// ErrExpired rather than ErrNotFound.
@@ -41,6 +51,9 @@ const (
 // shared chunks, so appending allocates nothing per event.
 type Memory struct {
 	opts MemoryOptions
+
+	// held is the sum of the runs' store.held: chunks holding events.
+	held atomic.Int64
 
 	mu        sync.Mutex
 	runs      map[string]*memRun
@@ -60,6 +73,9 @@ func NewMemory(opts MemoryOptions) *Memory {
 	}
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = defaultMaxBytes
+	}
+	if opts.MaxTotalBytes <= 0 {
+		opts.MaxTotalBytes = defaultMaxTotal
 	}
 	if opts.TTL <= 0 {
 		opts.TTL = defaultTTL
@@ -252,22 +268,41 @@ func (r *memRun) unwait(wake chan struct{}) {
 	}
 }
 
+// Bytes is the memory the kept events of all runs take: the capacity of
+// the chunks that hold them, which MaxTotalBytes bounds.
+func (m *Memory) Bytes() int64 { return m.held.Load() }
+
 // Append implements [Writer].
 func (r *memRun) Append(data []byte, terminal bool) (uint64, error) {
+	seq, grew, err := r.append(data, terminal)
+	if grew && r.log.held.Load() > r.log.opts.MaxTotalBytes {
+		r.log.reclaim(r)
+	}
+	return seq, err
+}
+
+// append is Append under the run's lock; grew reports that the run took
+// more memory, the only time the log can have gone past its total.
+func (r *memRun) append(data []byte, terminal bool) (seq uint64, grew bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.info.Ended {
-		return 0, ErrEnded
+		return 0, false, ErrEnded
 	}
 	if r.closed {
-		return 0, ErrLeaseLost
+		return 0, false, ErrLeaseLost
 	}
+	held := r.store.held
 	r.info.Last++
 	r.store.add(r.info.Last, data)
+	grew = r.store.held > held
 	opts := &r.log.opts
 	for r.info.Last > r.info.First && (r.info.Last-r.info.First >= uint64(opts.MaxEvents) || r.store.bytes > opts.MaxBytes) {
 		r.store.drop(r.info.First)
 		r.info.First++
+	}
+	if d := r.store.held - held; d != 0 {
+		r.log.held.Add(int64(d)) // only when a chunk came or went
 	}
 	if terminal {
 		r.info.Ended = true
@@ -283,7 +318,42 @@ func (r *memRun) Append(data []byte, terminal bool) (uint64, error) {
 		}
 		r.waiters = r.waiters[:0]
 	}
-	return r.info.Last, nil
+	return r.info.Last, grew, nil
+}
+
+// reclaim brings the log back under MaxTotalBytes after r grew past it:
+// first by forgetting ended runs, least recently used first; then, if the
+// live runs alone are over, by dropping r's own oldest events, down to the
+// chunk it writes in. The run that needs memory pays for it, so runs that
+// keep growing trim themselves and a quiet run keeps what it has.
+func (m *Memory) reclaim(r *memRun) {
+	limit := m.opts.MaxTotalBytes
+	m.mu.Lock()
+	for el := m.lru.Back(); el != nil && m.held.Load() > limit; {
+		o := el.Value.(*memRun)
+		el = el.Prev()
+		if o == r {
+			continue
+		}
+		o.mu.Lock()
+		ended := o.info.Ended
+		o.mu.Unlock()
+		if ended {
+			m.forgetLocked(o)
+		}
+	}
+	m.mu.Unlock()
+	if m.held.Load() <= limit {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	held := r.store.held
+	for r.info.Last > r.info.First && r.store.chunks.len() > 1 && m.held.Load()-int64(held-r.store.held) > limit {
+		r.store.drop(r.info.First)
+		r.info.First++
+	}
+	m.held.Add(int64(r.store.held - held))
 }
 
 func (r *memRun) Cancelled() <-chan struct{} { return r.cancel }
@@ -353,6 +423,7 @@ func (m *Memory) forgetLocked(r *memRun) {
 	// reader still holding the run copies under r.mu, so from here on it
 	// finds every event dropped and ends with ErrExpired.
 	r.mu.Lock()
+	m.held.Add(-int64(r.store.held))
 	r.store.release()
 	r.info.First = r.info.Last + 1
 	r.mu.Unlock()

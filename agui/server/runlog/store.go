@@ -20,6 +20,9 @@ type store struct {
 	chunks fifo[[]byte]
 	chunk0 uint32
 	bytes  int // bytes of the kept events
+	// held is the capacity of the chunks in the queue: the memory the
+	// kept events take, which [Memory] adds up across runs.
+	held int
 
 	spareBlocks []*spanBlock
 	spareChunks [][]byte
@@ -54,7 +57,9 @@ func (s *store) add(seq uint64, data []byte) {
 	}
 	cur := s.chunks.len() - 1
 	if cur < 0 || len(*s.chunks.at(cur))+len(data) > cap(*s.chunks.at(cur)) {
-		s.chunks.push(s.newChunk(len(data)))
+		c := s.newChunk(len(data))
+		s.held += cap(c)
+		s.chunks.push(c)
 		cur++
 	}
 	c := s.chunks.at(cur)
@@ -85,7 +90,9 @@ func (s *store) drop(first uint64) {
 		s.block0++
 	}
 	for s.span(next).chunk > s.chunk0 {
-		s.recycleChunk(s.chunks.pop())
+		c := s.chunks.pop()
+		s.held -= cap(c)
+		s.recycleChunk(c)
 		s.chunk0++
 	}
 }
