@@ -18,18 +18,20 @@ import (
 // as for the handler's other streams: a client reading slowly but steadily
 // keeps its stream although one write takes it several intervals.
 //
-// The interval is twice the plain handler's test's: a durable stream is
-// written by the reader of the log on a loaded machine's schedule, and a
-// stall of the steady reader's goroutine past the interval is a cut the
-// test did not mean; the 20 KiB a deadline covers take the reader 200ms.
+// The interval is half a second, as in the plain handler's test: a durable
+// stream is written by the reader of the log on a loaded machine's
+// schedule, and a stall of the steady reader's goroutine past the interval
+// is a cut the test did not mean; the 36 KiB a deadline covers take the
+// reader 180ms.
 func TestDurableWriteTimeoutSparesSteadySlowReader(t *testing.T) {
 	const interval = 500 * time.Millisecond
 	ended := make(chan error, 1)
-	srv := startSmall(t, server.NewHandler(bigEvents(4, 64<<10, ended), server.WithWriteTimeout(interval),
+	srv := startSmall(t, server.NewHandler(bigEvents(4, 96<<10, ended), server.WithWriteTimeout(interval),
 		server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll)))
 	c, br := dialSmall(t, srv)
 	start := time.Now()
-	buf := make([]byte, 4<<10)
+	buf := make([]byte, 8<<10) // about 200 KiB/s
+
 	var body strings.Builder
 	for {
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))

@@ -497,13 +497,14 @@ type sseSink struct {
 
 // writePiece is the most the sink hands to net/http at a time. net/http
 // holds up to 4 KiB of the connection in its own buffer, so a write deadline
-// renewed before every piece covers at most 20 KiB that the client has to
+// renewed before every piece covers at most 36 KiB that the client has to
 // take: the figure WithWriteTimeout documents. A piece larger than that
 // buffer goes to the socket mostly in one system call (net/http fills its
 // buffer, sends it, and writes the rest of the piece directly): a busy
-// stream makes a write every 16 KiB or so instead of every 4 KiB, which
-// on loopback took about a sixth of the server's time per delta.
-const writePiece = 16 << 10
+// stream makes a write every 16 to 32 KiB instead of every 4 KiB. On
+// loopback that made a 1,000-delta run about a fifth faster than with
+// 4 KiB pieces (16 KiB pieces: about a seventh).
+const writePiece = 32 << 10
 
 // writeBatch is how much the buffer holds before it is written without
 // waiting for the rest of the latency budget: enough to make a write worth

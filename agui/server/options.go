@@ -190,11 +190,11 @@ func WithFlushLatency(d time.Duration) HandlerOption {
 }
 
 // WithWriteTimeout sets how long the handler waits for a client that makes no
-// progress reading: a client that has not taken the next 20 KiB of the stream
+// progress reading: a client that has not taken the next 36 KiB of the stream
 // within d is treated as gone, and its run is cancelled with
 // [ErrClientDisconnected]. It bounds the time without progress, not the time
-// a write takes: a client reading slowly but steadily (more than 20 KiB per d;
-// 683 bytes a second at the default) keeps its stream however long a burst
+// a write takes: a client reading slowly but steadily (more than 36 KiB per d;
+// 1.2 KiB a second at the default) keeps its stream however long a burst
 // takes it to read. The cut comes up to a 64th of d late (the deadline is
 // not set again for every piece of a burst). Zero leaves the server's
 // deadlines alone. The default is 30s.

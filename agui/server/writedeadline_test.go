@@ -100,14 +100,14 @@ func TestWriteTimeoutSparesSteadySlowReader(t *testing.T) {
 	// a sleep several times over.
 	const interval = 500 * time.Millisecond
 	ended := make(chan error, 1)
-	srv := startSmall(t, server.NewHandler(bigEvents(3, 64<<10, ended), server.WithWriteTimeout(interval)))
+	srv := startSmall(t, server.NewHandler(bigEvents(3, 128<<10, ended), server.WithWriteTimeout(interval)))
 	c, br := dialSmall(t, srv)
-	// 4 KiB every 40ms: about 100 KiB/s, so one 64 KiB event takes about
-	// 0.6s to read, more than the interval, while the 20 KiB a deadline
-	// covers take 200ms; the three take about 1.9s, more than three
+	// 8 KiB every 40ms: about 200 KiB/s, so one 128 KiB event takes about
+	// 0.64s to read, more than the interval, while the 36 KiB a deadline
+	// covers take 180ms; the three take about 1.9s, more than three
 	// intervals.
 	start := time.Now()
-	buf := make([]byte, 4<<10)
+	buf := make([]byte, 8<<10)
 	var body strings.Builder
 	for {
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
