@@ -168,8 +168,8 @@ func communityDeltaFrame(t *testing.T) []byte {
 	return buf.Bytes()
 }
 
-// plainHandler is the physical limit the loopback run is held against:
-// net/http writing the same frames, one Write each, with nothing else.
+// plainHandler is the yardstick the loopback run is held against: net/http
+// writing the same frames, one Write each, with nothing else.
 func plainHandler(frames []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
@@ -216,8 +216,8 @@ func oursFrames(n int) []string {
 
 // BenchmarkLoopbackRun1000 is a whole run over loopback HTTP, request to
 // last byte, of a 1,000-delta answer, read by the same neutral client
-// (one op = one run; ns/delta reported). "plain" is the limit: net/http
-// writing the same frames.
+// (one op = one run; ns/delta reported). "plain" is the yardstick:
+// net/http writing the same frames.
 func BenchmarkLoopbackRun1000(b *testing.B) {
 	frames := oursFrames(runDeltas)
 	for _, side := range []struct {

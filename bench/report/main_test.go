@@ -40,7 +40,7 @@ func TestRender(t *testing.T) {
 		// A row with no figures says so rather than inventing one.
 		"| Encode a text delta (JSON alone) | community | — | — | not measured | not measured |",
 		"| 4000 B | 2000 B | 0.50× |",
-		"agui-go reaches 80% of the plain handler's speed (80% by CPU time)",
+		"agui-go runs at 80% of the plain handler's speed (80% by CPU time)",
 	} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("missing %q in:\n%s", want, doc)
