@@ -329,19 +329,7 @@ func (r *memRun) append(data []byte, terminal bool) (seq uint64, grew bool, err 
 func (m *Memory) reclaim(r *memRun) {
 	limit := m.opts.MaxTotalBytes
 	m.mu.Lock()
-	for el := m.lru.Back(); el != nil && m.held.Load() > limit; {
-		o := el.Value.(*memRun)
-		el = el.Prev()
-		if o == r {
-			continue
-		}
-		o.mu.Lock()
-		ended := o.info.Ended
-		o.mu.Unlock()
-		if ended {
-			m.forgetLocked(o)
-		}
-	}
+	m.forgetEndedLocked(r, func() bool { return m.held.Load() > limit })
 	m.mu.Unlock()
 	if m.held.Load() <= limit {
 		return
@@ -406,9 +394,18 @@ func (m *Memory) sweepLocked() {
 // evictLocked forgets least recently used ended runs while there are too
 // many runs.
 func (m *Memory) evictLocked() {
-	for el := m.lru.Back(); el != nil && len(m.runs) > m.opts.MaxRuns; {
+	m.forgetEndedLocked(nil, func() bool { return len(m.runs) > m.opts.MaxRuns })
+}
+
+// forgetEndedLocked forgets ended runs other than keep, least recently used
+// first, while over reports the log is over a bound.
+func (m *Memory) forgetEndedLocked(keep *memRun, over func() bool) {
+	for el := m.lru.Back(); el != nil && over(); {
 		r := el.Value.(*memRun)
 		el = el.Prev()
+		if r == keep {
+			continue
+		}
 		r.mu.Lock()
 		ended := r.info.Ended
 		r.mu.Unlock()
