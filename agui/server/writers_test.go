@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime/metrics"
@@ -11,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 )
 
@@ -25,20 +25,17 @@ func goroutinesCreated(t *testing.T) uint64 {
 	return s[0].Value.Uint64()
 }
 
-// busyRun POSTs to url and reads the whole answer.
+// busyRun posts a run with hc and reads it to its terminal event.
 func busyRun(t *testing.T, hc *http.Client, url string) {
 	t.Helper()
-	resp, err := hc.Post(url, "application/json", strings.NewReader(`{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, r := openRun(t, hc, url)
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	evs, err := rest(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(body), `"type":"RUN_FINISHED"`) {
-		t.Fatalf("the run did not finish: %.200s", body)
+	if n := len(evs); n == 0 || evs[n-1].Type() != agui.EventTypeRunFinished {
+		t.Fatalf("the run did not finish: %d events", n)
 	}
 }
 
