@@ -41,6 +41,10 @@ type Report struct {
 	// document (dropped ones included); len(docs) when the stream was
 	// rejected at its end (truncated); -1 when it was accepted.
 	Index int
+	// Offset is where the rejected document starts in the input, when the
+	// check was given offsets ([CheckStreamAt]); -1 otherwise, and for an
+	// accepted or truncated stream.
+	Offset int64
 	// Event is the "type" of the rejected document as it was sent, or ""
 	// (accepted, truncated, or no type).
 	Event string
@@ -73,8 +77,11 @@ func (r *Report) OK() bool { return r.Err == nil }
 
 // Warning is one repair made while reading a document.
 type Warning struct {
-	Index int    // the document's position
-	Text  string // such as `dropped unknown event type "FUTURE"`
+	Index int // the document's position
+	// Offset is where the document starts in the input (see
+	// [CheckStreamAt]), or -1.
+	Offset int64
+	Text   string // such as `dropped unknown event type "FUTURE"`
 }
 
 // Check decodes and verifies a captured stream given as one JSON document
@@ -96,7 +103,18 @@ func Check(p Profile, docs [][]byte) *Report {
 // read to its end even after a rejection, to count its events; an error from
 // docs ends the check and is returned, with no report.
 func CheckStream(p Profile, docs iter.Seq2[[]byte, error]) (*Report, error) {
-	r := &Report{Index: -1}
+	return CheckStreamAt(p, docs, nil)
+}
+
+// CheckStreamAt is [CheckStream] for input whose reader knows where each
+// document starts: at, called while a document is being checked, returns
+// its byte offset in the input, which the report gives with each warning and
+// with the rejection. A nil at gives no offsets (-1).
+func CheckStreamAt(p Profile, docs iter.Seq2[[]byte, error], at func() int64) (*Report, error) {
+	if at == nil {
+		at = func() int64 { return -1 }
+	}
+	r := &Report{Index: -1, Offset: -1}
 	// The server profile runs the engine itself rather than Server, which
 	// the agui_noverify tag empties: that tag switches verification off in
 	// a server, not in a linter asked to verify.
@@ -122,10 +140,10 @@ func CheckStream(p Profile, docs iter.Seq2[[]byte, error]) (*Report, error) {
 			var warns []agui.Warning
 			ev, warns, err = agui.DecodeEventLenient(doc)
 			for _, w := range warns {
-				r.warn(Warning{i, w.String()})
+				r.warn(Warning{Index: i, Offset: at(), Text: w.String()})
 			}
 			if errors.Is(err, agui.ErrUnknownEventType) {
-				r.warn(Warning{i, "dropped: " + err.Error()})
+				r.warn(Warning{Index: i, Offset: at(), Text: "dropped: " + err.Error()})
 				continue
 			}
 		}
@@ -133,7 +151,7 @@ func CheckStream(p Profile, docs iter.Seq2[[]byte, error]) (*Report, error) {
 			err = observe(ev)
 		}
 		if err != nil {
-			r.Index, r.Err = i, err
+			r.Index, r.Err, r.Offset = i, err, at()
 			r.Event = typeOf(doc)
 		}
 	}

@@ -5,6 +5,7 @@ package verify_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/verify"
@@ -70,6 +71,36 @@ func ExampleCheck() {
 	// false 3 TEXT_MESSAGE_END
 	// TEXT_MESSAGE_END breaks rule `not-open` (content and terminators require a matching start): message "m" is not open [open: nothing]
 	// 2 dropped: agui: unknown event type "FUTURE_EVENT"
+}
+
+// CheckStreamAt reads a stream as it is checked and says where in the input
+// the rejected event and each warned one start: here JSON Lines, where the
+// reader's position after each line is the next document's offset.
+func ExampleCheckStreamAt() {
+	input := `{"type":"RUN_STARTED","threadId":"t","runId":"r","x":1}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+`
+	var at int64
+	docs := func(yield func([]byte, error) bool) {
+		for line := range strings.Lines(input) {
+			if !yield([]byte(line), nil) {
+				return
+			}
+			at += int64(len(line))
+		}
+	}
+	r, err := verify.CheckStreamAt(verify.ClientProfile, docs, func() int64 { return at })
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Index, r.Offset, r.Event)
+	for _, w := range r.Warnings {
+		fmt.Println(w.Index, w.Offset, w.Text)
+	}
+	// Output:
+	// 1 56 TEXT_MESSAGE_END
+	// 0 0 at /x: removed unrecognised member
 }
 
 func ExampleRule_Describe() {

@@ -35,17 +35,19 @@ var errEventTooLarge = fmt.Errorf("an event is larger than the %d-byte limit", m
 // eventStream is a captured stream being read: its format, its documents
 // (each valid until the next; an error ends them) and, for SSE, the index of
 // the first document whose frame had a line ending in CR or CRLF (-1 when
-// none), known once the documents have been read.
+// none) and that frame's offset (crOffset), known once the documents have
+// been read.
 //
 // at is the byte offset in the input of the document yielded last (SSE: of
 // its frame's first data line; protobuf: of its length prefix), or of the
 // spot where reading failed; it is kept as the documents are read, so it
 // names the rejected event when checking stops there.
 type eventStream struct {
-	format string
-	docs   iter.Seq2[[]byte, error]
-	crAt   int
-	at     int64
+	format   string
+	docs     iter.Seq2[[]byte, error]
+	crAt     int
+	crOffset int64
+	at       int64
 }
 
 // readEvents detects the format of a captured stream from its first bytes and
@@ -92,7 +94,7 @@ func readEvents(in io.Reader) (*eventStream, error) {
 		if !looksLikeSSE(bytes.TrimLeft(line, " \t\r\n")) {
 			return nil, errors.New("cannot tell the format: expected SSE (data: lines), JSON Lines or a JSON array of events")
 		}
-		es.format, es.docs = formatSSE, sseDocs(br, &es.crAt, base, &es.at)
+		es.format, es.docs = formatSSE, sseDocs(br, &es.crAt, &es.crOffset, base, &es.at)
 	}
 	return es, nil
 }
@@ -239,8 +241,8 @@ func describeJSONError(err error) error {
 // (LF, CRLF or CR line ends; comments and other fields ignored; a last frame
 // without its blank line still counts). Each document must be JSON. *crAt is
 // set to the index of the first document whose frame had a line ending in CR
-// or CRLF.
-func sseDocs(br *bufio.Reader, crAt *int, base int64, at *int64) iter.Seq2[[]byte, error] {
+// or CRLF, and *crOffset to that frame's offset.
+func sseDocs(br *bufio.Reader, crAt *int, crOffset *int64, base int64, at *int64) iter.Seq2[[]byte, error] {
 	return func(yield func([]byte, error) bool) {
 		r := sse.NewReader(br)
 		n := 0
@@ -264,7 +266,7 @@ func sseDocs(br *bufio.Reader, crAt *int, base int64, at *int64) iter.Seq2[[]byt
 				return
 			}
 			if *crAt < 0 && r.SawCR() {
-				*crAt = n
+				*crAt, *crOffset = n, *at
 			}
 			if !yield(frame, nil) {
 				return

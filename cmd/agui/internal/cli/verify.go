@@ -38,10 +38,11 @@ outcome (only -h prints nothing there):
  "message":"...","warnings":[{"index":N,"offset":N,"message":"..."}]}
 index is the 0-based position of the first rejected event in the input
 (the number of events for a truncated stream, -1 when valid or when no event
-is involved). offset is the byte offset in the input of the spot that could
-not be read (SSE: of the frame's first data line; protobuf: of its length
-prefix); the streaming checker does not track the offset of a rejected event
-or a warning yet, so it is -1 there. rule is a verifier rule's id, or
+is involved). offset is the byte offset in the input where that event, or
+the event a warning is about, starts (SSE: its frame's first data line;
+protobuf: its length prefix; JSON: its first byte), or of the spot that
+could not be read; -1 when there is none (valid, truncated, usage). rule is
+a verifier rule's id, or
 one of truncated, malformed-event, unknown-event, sse-line-endings,
 unreadable (the input cannot be read or split into events) and usage.
 
@@ -194,7 +195,7 @@ func runVerify(env *Env, args []string) int {
 	es, err := readEvents(in)
 	var r *verify.Report
 	if err == nil {
-		r, err = verify.CheckStream(profile, es.docs)
+		r, err = verify.CheckStreamAt(profile, es.docs, func() int64 { return es.at })
 	}
 	if err != nil {
 		msg := name + ": " + err.Error()
@@ -205,7 +206,7 @@ func runVerify(env *Env, args []string) int {
 		}
 		return vr.stop(ExitUsage, v, msg)
 	}
-	format, crAt := es.format, es.crAt
+	format, crAt, crOffset := es.format, es.crAt, int(es.crOffset)
 
 	v := verdictOf(r)
 	warnings := r.Warnings
@@ -215,13 +216,13 @@ func runVerify(env *Env, args []string) int {
 		// rejected for it, a consumer reading it is warned.
 		const msg = "SSE lines end in CR or CRLF; producers must use LF, and the reference client (@ag-ui/client 1.0.0) cannot read this stream"
 		if profile == verify.ServerProfile && (v.OK || v.Index > crAt) {
-			v = verdict{Index: crAt, Offset: -1, Rule: "sse-line-endings", Message: msg}
+			v = verdict{Index: crAt, Offset: crOffset, Rule: "sse-line-endings", Message: msg}
 		} else {
-			warnings = append([]verify.Warning{{Index: crAt, Text: msg}}, warnings...)
+			warnings = append([]verify.Warning{{Index: crAt, Offset: int64(crOffset), Text: msg}}, warnings...)
 		}
 	}
 	for _, w := range warnings {
-		v.Warnings = append(v.Warnings, warningJSON{Index: w.Index, Offset: -1, Message: w.Text})
+		v.Warnings = append(v.Warnings, warningJSON{Index: w.Index, Offset: int(w.Offset), Message: w.Text})
 	}
 	if vr.asJSON {
 		vr.print(v)
@@ -258,7 +259,7 @@ func verdictOf(r *verify.Report) verdict {
 	if r.OK() {
 		return verdict{OK: true, Index: -1, Offset: -1}
 	}
-	v := verdict{Index: r.Index, Offset: -1, Event: r.Event, Message: r.Err.Error()}
+	v := verdict{Index: r.Index, Offset: int(r.Offset), Event: r.Event, Message: r.Err.Error()}
 	var ve *verify.Error
 	switch {
 	case errors.Is(r.Err, verify.ErrTruncated):

@@ -128,3 +128,48 @@ func TestWantsJSON(t *testing.T) {
 		}
 	}
 }
+
+// The --json offsets name where the rejected event, and each event a
+// warning is about, starts in the input, in every text format.
+func TestVerifyJSONOffsets(t *testing.T) {
+	const (
+		started  = `{"type":"RUN_STARTED","threadId":"t","runId":"r","extra":1}` // warned: an unknown member
+		orphan   = `{"type":"TEXT_MESSAGE_END","messageId":"m"}`                 // rejected: no such message
+		finished = `{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`
+	)
+	for _, tt := range []struct {
+		name   string
+		input  string
+		prefix string // how an event starts in the format, before its JSON
+	}{
+		{"sse", "data: " + started + "\n\n: a comment\ndata: " + orphan + "\n\ndata: " + finished + "\n\n", "data: "},
+		{"sse-crlf", "data: " + started + "\r\n\r\ndata: " + orphan + "\r\n\r\n", "data: "},
+		{"json-lines", started + "\n\n  " + orphan + "\n" + finished + "\n", ""},
+		{"json-array", "[ " + started + ",\n  " + orphan + ", " + finished + "]", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Main([]string{"verify", "--json"}, strings.NewReader(tt.input), &stdout, &stderr)
+			var v verdict
+			if err := json.Unmarshal(stdout.Bytes(), &v); err != nil || code != ExitRejected {
+				t.Fatalf("exit %d, %v: %s", code, err, stdout.Bytes())
+			}
+			if want := strings.Index(tt.input, tt.prefix+orphan); v.Index != 1 || v.Offset != want {
+				t.Errorf("rejected event %d at offset %d, want event 1 at %d", v.Index, v.Offset, want)
+			}
+			want := strings.Index(tt.input, tt.prefix+started)
+			found := false
+			for _, w := range v.Warnings {
+				if w.Index == 0 && strings.Contains(w.Message, "/extra") {
+					found = true
+					if w.Offset != want {
+						t.Errorf("warning about event 0 at offset %d, want %d", w.Offset, want)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no warning about the unknown member of event 0: %+v", v.Warnings)
+			}
+		})
+	}
+}
