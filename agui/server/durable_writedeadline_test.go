@@ -5,7 +5,6 @@ package server_test
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -28,26 +27,12 @@ func TestDurableWriteTimeoutSparesSteadySlowReader(t *testing.T) {
 	ended := make(chan error, 1)
 	srv := startSmall(t, server.NewHandler(bigEvents(4, 96<<10, ended), server.WithWriteTimeout(interval),
 		server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll)))
-	c, br := dialSmall(t, srv)
-	start := time.Now()
-	buf := make([]byte, 8<<10) // about 200 KiB/s
-
-	var body strings.Builder
-	for {
-		c.SetReadDeadline(time.Now().Add(10 * time.Second))
-		n, err := io.ReadFull(br, buf)
-		body.Write(buf[:n])
-		if err != nil {
-			break
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
-	took := time.Since(start)
+	body, took := readSteadily(dialSmall(t, srv))
 	if err := <-ended; err != nil {
 		t.Fatalf("the run was cancelled: %v", err)
 	}
-	if !strings.Contains(body.String(), `"type":"RUN_FINISHED"`) {
-		t.Fatalf("the stream has no RUN_FINISHED (read %d bytes in %v)", body.Len(), took)
+	if !strings.Contains(body, `"type":"RUN_FINISHED"`) {
+		t.Fatalf("the stream has no RUN_FINISHED (read %d bytes in %v)", len(body), took)
 	}
 	if took < 3*interval {
 		t.Fatalf("reading took only %v; the reader was not slow enough to test anything", took)

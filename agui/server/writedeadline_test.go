@@ -101,11 +101,27 @@ func TestWriteTimeoutSparesSteadySlowReader(t *testing.T) {
 	const interval = 500 * time.Millisecond
 	ended := make(chan error, 1)
 	srv := startSmall(t, server.NewHandler(bigEvents(3, 128<<10, ended), server.WithWriteTimeout(interval)))
-	c, br := dialSmall(t, srv)
-	// 8 KiB every 40ms: about 200 KiB/s, so one 128 KiB event takes about
-	// 0.64s to read, more than the interval, while the 36 KiB a deadline
-	// covers take 180ms; the three take about 1.9s, more than three
-	// intervals.
+	// One 128 KiB event takes about 0.64s to read, more than the interval,
+	// while the 36 KiB a deadline covers take 180ms; the three take about
+	// 1.9s, more than three intervals.
+	body, took := readSteadily(dialSmall(t, srv))
+	if err := <-ended; err != nil {
+		t.Fatalf("the run was cancelled after %v of steady reading: %v", took, err)
+	}
+	if !strings.Contains(body, `"type":"RUN_FINISHED"`) {
+		t.Fatalf("the stream has no RUN_FINISHED (read %d bytes in %v)", len(body), took)
+	}
+	// The test means something only if reading took several intervals.
+	if took < 3*interval {
+		t.Fatalf("reading took only %v; the reader was not slow enough to test anything", took)
+	}
+	t.Logf("read %d bytes in %v with a %v write timeout", len(body), took, interval)
+}
+
+// readSteadily reads a response slowly but steadily, 8 KiB every 40ms
+// (about 200 KiB/s), to its end or until the server cuts the connection,
+// and returns what it read and how long that took.
+func readSteadily(c net.Conn, br *bufio.Reader) (string, time.Duration) {
 	start := time.Now()
 	buf := make([]byte, 8<<10)
 	var body strings.Builder
@@ -118,18 +134,7 @@ func TestWriteTimeoutSparesSteadySlowReader(t *testing.T) {
 		}
 		time.Sleep(40 * time.Millisecond)
 	}
-	took := time.Since(start)
-	if err := <-ended; err != nil {
-		t.Fatalf("the run was cancelled after %v of steady reading: %v", took, err)
-	}
-	if !strings.Contains(body.String(), `"type":"RUN_FINISHED"`) {
-		t.Fatalf("the stream has no RUN_FINISHED (read %d bytes in %v)", body.Len(), took)
-	}
-	// The test means something only if reading took several intervals.
-	if took < 3*interval {
-		t.Fatalf("reading took only %v; the reader was not slow enough to test anything", took)
-	}
-	t.Logf("read %d bytes in %v with a %v write timeout", body.Len(), took, interval)
+	return body.String(), time.Since(start)
 }
 
 // A client that stops reading (its connection still open) is cut after the
