@@ -144,12 +144,19 @@ func TestWriteTimeoutCutsStalledReader(t *testing.T) {
 	ended := make(chan error, 1)
 	srv := startSmall(t, server.NewHandler(bigEvents(1000, 64<<10, ended), server.WithWriteTimeout(interval)))
 	dialSmall(t, srv) // and never read the body
+	wantCut(t, ended, "a client that stopped reading")
+}
+
+// wantCut waits for the run to end, and fails unless it ended because its
+// client was cut (ErrClientDisconnected); who names the client.
+func wantCut(t *testing.T, ended <-chan error, who string) {
+	t.Helper()
 	select {
 	case cause := <-ended:
 		if !errors.Is(cause, server.ErrClientDisconnected) {
 			t.Fatalf("run ended with cause %v, want ErrClientDisconnected", cause)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("a client that stopped reading was not cut")
+		t.Fatal(who + " was not cut")
 	}
 }
