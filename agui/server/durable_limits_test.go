@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -231,14 +229,7 @@ func TestHTTPServerShutdownEndsDetachedRuns(t *testing.T) {
 			mux := http.NewServeMux()
 			mux.Handle("/agent", h)
 			mux.Handle("/agent/runs/", h)
-			srv := server.NewHTTPServer("", mux)
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			served := make(chan error, 1)
-			go func() { served <- srv.Serve(ln) }()
-			url := "http://" + ln.Addr().String()
+			url, shutdown := serveHTTP(t, mux)
 
 			attached, _ := openStream(t, postReq(url, "t1", "attached"), 1)
 			defer attached.Body.Close()
@@ -249,14 +240,7 @@ func TestHTTPServerShutdownEndsDetachedRuns(t *testing.T) {
 				<-returned // nothing but the log holds this run now
 				runs = append(runs, "detached")
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := srv.Shutdown(ctx); err != nil {
-				t.Fatalf("Shutdown: %v", err)
-			}
-			if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-				t.Fatalf("Serve: %v", err)
-			}
+			shutdown()
 			for _, run := range runs {
 				info, err := log.Info(context.Background(), run)
 				if err != nil || !info.Ended {

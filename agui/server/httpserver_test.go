@@ -19,6 +19,31 @@ import (
 	"github.com/agui-go/sdk/agui/sse"
 )
 
+// serveHTTP serves h with NewHTTPServer on a loopback port and returns its
+// base URL, and shutdown, which shuts the server down gracefully (waiting
+// up to 10s) and fails the test unless it and Serve end as they should.
+func serveHTTP(t *testing.T, h http.Handler) (base string, shutdown func()) {
+	t.Helper()
+	srv := server.NewHTTPServer("", h)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Fatalf("Shutdown: %v", err)
+		}
+		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+			t.Fatalf("Serve: %v", err)
+		}
+	}
+}
+
 // openRun posts a run to url and returns the response once RUN_STARTED has
 // arrived, with the reader positioned after it.
 func openRun(t *testing.T, client *http.Client, url string) (*http.Response, *sse.Reader) {
@@ -77,16 +102,10 @@ func TestHTTPServerShutdownEndsLiveRuns(t *testing.T) {
 		}
 		return server.Outcome{}, ctx.Err()
 	})
-	srv := server.NewHTTPServer("", server.NewHandler(agent))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	base, shutdown := serveHTTP(t, server.NewHandler(agent))
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	url := "http://" + ln.Addr().String() + "/agent"
+	url := base + "/agent"
 
 	readers := make([]*sse.Reader, runs)
 	for i := range readers {
@@ -94,14 +113,7 @@ func TestHTTPServerShutdownEndsLiveRuns(t *testing.T) {
 		defer resp.Body.Close()
 		readers[i] = r
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(ctx); err != nil {
-		t.Fatalf("Shutdown: %v", err)
-	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		t.Fatalf("Serve: %v", err)
-	}
+	shutdown()
 	for i, r := range readers {
 		evs, err := rest(r)
 		if err != nil {
