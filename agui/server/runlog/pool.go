@@ -32,8 +32,12 @@ func chunkClass(c int) int {
 	return -1
 }
 
-// getChunk returns an empty pooled chunk of capacity firstChunk<<k, or nil.
+// getChunk returns an empty pooled chunk of capacity firstChunk<<k, or nil
+// (also for a k that is no class).
 func getChunk(k int) []byte {
+	if k < 0 || k >= chunkClasses {
+		return nil
+	}
 	switch p := chunkPools[k].Get().(type) {
 	case *[firstChunk]byte:
 		return p[:0]

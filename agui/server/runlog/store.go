@@ -113,7 +113,8 @@ func (s *store) recycleBlock(b *spanBlock) {
 }
 
 // newChunk returns an empty chunk with room for at least n bytes: a spare
-// one if it can, else one twice the size of the last (up to chunkSize).
+// one if it can, else one of the smallest class at least twice the size of
+// the last (up to chunkSize), or one of n bytes when n is larger.
 func (s *store) newChunk(n int) []byte {
 	if k := len(s.spareChunks); k > 0 && n <= chunkSize {
 		c := s.spareChunks[k-1]
@@ -122,7 +123,11 @@ func (s *store) newChunk(n int) []byte {
 	}
 	size := firstChunk
 	if k := s.chunks.len(); k > 0 {
-		size = min(2*cap(*s.chunks.at(k - 1)), chunkSize)
+		// Twice the last, rounded up to a class: the last chunk may be
+		// one of an event's own size, which is of no class.
+		for last := cap(*s.chunks.at(k - 1)); size < chunkSize && size < 2*last; {
+			size <<= 1
+		}
 	}
 	if n <= size {
 		if c := getChunk(chunkClass(size)); c != nil {
