@@ -277,6 +277,9 @@ func rejectLog(w http.ResponseWriter, runID string, err error) {
 	case errors.Is(err, runlog.ErrExists):
 		reject(w, http.StatusConflict, HTTPCodeRunExists, "run "+strconv.Quote(runID)+" already exists; a run id is never reused")
 	default:
+		// The log is unreachable or failing: nothing about the run is
+		// known, so the client may try the same request again shortly.
+		w.Header().Set("Retry-After", "1")
 		reject(w, http.StatusServiceUnavailable, HTTPCodeRunLogFailed, "the run log failed: "+err.Error())
 	}
 }
@@ -356,6 +359,13 @@ func (d *durableConfig) detach(runID string, ended bool, cause error) {
 // takes over when it outlives the POST.
 func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) {
 	d := h.cfg.durable
+	if input.RunID == "" {
+		// The log keys a run, its readers and its cancel by its id: a run
+		// without one could be neither reattached nor cancelled.
+		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput,
+			"invalid RunAgentInput: a durable run needs a non-empty runId (reattaching and cancelling address the run by it)")
+		return
+	}
 	d.mu.Lock()
 	if d.onePerThread {
 		if other, busy := d.threads[input.ThreadID]; busy {
