@@ -37,23 +37,25 @@ generate:
 check-generated: generate
 	git diff --exit-code -- agui verify
 
+# vet, lint and test run every step over the root and each of MODULES,
+# going on past a failure, and end with a summary of what failed
+# (.ci/suite); check runs the three as one such pass after the quick checks.
+SUITE := MODULES="$(MODULES)" GO="$(GO)" bash .ci/suite
+
 vet:
-	$(GO) vet ./...
-	@set -e; for m in $(MODULES); do echo "== vet $$m"; (cd $$m && $(GO) vet ./...); done
+	$(SUITE) vet
 
 # The exhaustive-switch analyzer over the whole repository, MODULES included
 # (built once, then run inside each module so that it loads that module).
 lint:
-	$(GO) run ./cmd/agui-exhaustive ./...
-	@set -e; $(GO) build -o bin/agui-exhaustive ./cmd/agui-exhaustive; \
-	for m in $(MODULES); do echo "== lint $$m"; (cd $$m && $(CURDIR)/bin/agui-exhaustive ./...); done
+	$(SUITE) lint
 
-# The suite, then the packages whose behaviour changes with verification
-# compiled out (build tag agui_noverify), then each of MODULES.
+# The suite with -race, root and MODULES; then the packages whose behaviour
+# changes with verification compiled out (build tag agui_noverify); then,
+# without -race, the tests that guard allocation counts and memory (those
+# that skip under the race detector, which skews both).
 test:
-	$(GO) test -race ./...
-	$(GO) test -race -tags agui_noverify ./verify/... ./agui/server/...
-	@set -e; for m in $(MODULES); do echo "== test $$m"; (cd $$m && $(GO) test -race ./...); done
+	$(SUITE) test
 
 # go.work names the root and every module of MODULES, no more, and the
 # command builds through it from the root (as the README says to run it).
@@ -63,8 +65,10 @@ check-workspace:
 	if [ "$$want" != "$$have" ]; then echo "go.work uses:"; echo "$$have"; echo "want . and MODULES:"; echo "$$want"; exit 1; fi
 	GOWORK= $(GO) build -o /dev/null ./cmd/agui
 
-# What CI runs: generated files current, vet and lint clean, tests green.
-check: check-generated check-workspace vet lint test
+# What CI runs: generated files current, then vet, lint and tests, every
+# step run even when one fails.
+check: check-generated check-workspace
+	$(SUITE) vet lint test
 
 # Benchmarks, summarised with benchstat (figures are ratios against the
 # encoding/json baselines measured in the same run).
