@@ -7,3 +7,6 @@ func (l *Log) Delivered() uint64 { return l.delivered.Load() }
 // Probes is how many direct gets the log's reads made to find where to
 // start.
 func (l *Log) Probes() uint64 { return l.probes.Load() }
+
+// EventSubject is the subject of a run's events under the default prefix.
+func EventSubject(runID string) string { return "agui_runlog.ev." + key(runID) }

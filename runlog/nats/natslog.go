@@ -4,7 +4,9 @@
 // notices its lease expire and ends its runs with RUN_ERROR code RUN_LOST.
 //
 // Layout: one stream holds every run's events, one subject per run
-// (<prefix>.ev.<run>), kept for the TTL; a key-value bucket holds each run's
+// (<prefix>.ev.<key>, where the key is a hash of the run id, so that ids of
+// any length and content make subjects of one bounded token), kept for the
+// TTL; a key-value bucket holds each run's
 // description (<prefix>_META), kept Remember longer so that a run whose
 // events expired answers ErrExpired rather than ErrNotFound; another holds
 // the leases (<prefix>_LEASE), renewed by the owner every third of the lease
@@ -20,6 +22,7 @@ package natslog
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -29,6 +32,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -157,10 +161,20 @@ func lowerToken(s string) string {
 	return string(b)
 }
 
-// key turns a run id into a subject token and bucket key.
-func key(runID string) string { return base64.RawURLEncoding.EncodeToString([]byte(runID)) }
+// key turns a run id into a subject token and bucket key: the SHA-256 of
+// the id in unpadded base64url, 43 bytes of [A-Za-z0-9_-] whatever the id.
+// An id's own bytes would make subjects as long as the id (an id of a few
+// KiB passes nats-server's control-line limit, and the server then closes
+// the connection) and could hold the subject separators "." "*" ">". The
+// description in the meta bucket keeps the id itself, and info checks it
+// against the id asked for.
+func key(runID string) string {
+	sum := sha256.Sum256([]byte(runID))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
 
-func (l *Log) evSubject(runID string) string     { return l.subj + ".ev." + key(runID) }
+func (l *Log) evSubject(runID string) string     { return l.keySubject(key(runID)) }
+func (l *Log) keySubject(k string) string        { return l.subj + ".ev." + k }
 func (l *Log) cancelSubject(runID string) string { return l.subj + ".cancel." + key(runID) }
 
 // meta is what the meta bucket holds per run. It is written when the run
@@ -185,6 +199,10 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	if info.RunID == "" {
 		return nil, errors.New("natslog: empty run id")
 	}
+	if !utf8.ValidString(info.RunID) {
+		// The description keeps the id in JSON, which would change it.
+		return nil, errors.New("natslog: run id is not valid UTF-8")
+	}
 	m := meta{ThreadID: info.ThreadID, RunID: info.RunID, Owner: info.Owner, Started: time.Now()}
 	data, _ := json.Marshal(m)
 	if _, err := l.meta.Create(ctx, key(info.RunID), data); err != nil {
@@ -193,7 +211,16 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 		}
 		return nil, err
 	}
+	// From here on a failure gives the id back: the run never started,
+	// and the client that retries the same POST must not be told 409.
+	forget := func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.opts.Lease)
+		defer cancel()
+		_ = l.lease.Delete(fctx, key(info.RunID))
+		_ = l.meta.Purge(fctx, key(info.RunID))
+	}
 	if _, err := l.lease.Put(ctx, key(info.RunID), []byte(info.Owner)); err != nil {
+		forget()
 		return nil, err
 	}
 	w := &writer{l: l, meta: m, metaAt: time.Now(), runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
@@ -205,11 +232,16 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 		_ = msg.Respond(nil)
 	})
 	if err != nil {
+		forget()
 		return nil, err
 	}
 	w.sub = sub
-	if err := l.nc.Flush(); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, l.opts.Lease)
+	err = l.nc.FlushWithContext(fctx)
+	cancel()
+	if err != nil {
 		_ = sub.Unsubscribe()
+		forget()
 		return nil, err
 	}
 	if l.opts.Window > 0 {
@@ -252,6 +284,10 @@ func (l *Log) info(ctx context.Context, runID string) (info runlog.Info, first, 
 	var m meta
 	if err := json.Unmarshal(e.Value(), &m); err != nil {
 		return runlog.Info{}, nil, nil, fmt.Errorf("natslog: run %q: %w", runID, err)
+	}
+	if m.RunID != runID {
+		// Another id with the same hash: never seen, but cheap to refuse.
+		return runlog.Info{}, nil, nil, runlog.ErrNotFound
 	}
 	info = runlog.Info{ThreadID: m.ThreadID, RunID: m.RunID, Owner: m.Owner, First: 1, Started: m.Started}
 	first, last, err = l.ends(ctx, runID)
@@ -322,6 +358,13 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
 			}
 		}
+		// The server keeps an ordered consumer for InactiveThreshold after
+		// its reader stopped pulling (5 minutes by default), and a stream
+		// has room for 1,000: reads that left theirs behind once made
+		// every later read fail. Each read deletes its consumer when it
+		// ends, and one whose delete did not arrive (the connection was
+		// down) goes after readerIdle.
+		cfg.InactiveThreshold = readerIdle
 		cons, err := l.stream.OrderedConsumer(ctx, cfg)
 		if err != nil {
 			yield(runlog.Entry{}, err)
@@ -332,6 +375,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			yield(runlog.Entry{}, err)
 			return
 		}
+		defer l.dropConsumer(cons)
 		defer msgs.Stop()
 		for {
 			msg, err := msgs.Next(jetstream.NextContext(ctx))
@@ -354,6 +398,24 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			}
 		}
 	}
+}
+
+// readerIdle is how long the server keeps a read's consumer once nothing
+// pulls from it: long enough to outlast a pause of a reader that is alive
+// (its pulls come every few seconds), short enough that consumers left by
+// reads that could not delete theirs do not pile up.
+const readerIdle = 30 * time.Second
+
+// dropConsumer deletes the consumer a read used, so that it leaves nothing
+// behind on the server.
+func (l *Log) dropConsumer(cons jetstream.Consumer) {
+	info := cons.CachedInfo()
+	if info == nil || info.Name == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.opts.Lease)
+	defer cancel()
+	_ = l.stream.DeleteConsumer(ctx, info.Name)
 }
 
 // Cancel implements [runlog.Log]: a request to the owner, which answers
@@ -405,21 +467,19 @@ func (l *Log) sweep(ctx context.Context) {
 		if err != nil || time.Since(e.Created()) < l.opts.Lease {
 			continue
 		}
-		raw, err := base64.RawURLEncoding.DecodeString(k)
-		if err != nil {
-			continue
-		}
-		runID := string(raw)
-		if l.endLost(ctx, runID, string(e.Value())) == nil {
+		if l.endLost(ctx, k, string(e.Value())) == nil {
 			_ = l.lease.Delete(ctx, k, jetstream.LastRevision(e.Revision()))
 		}
 	}
 }
 
-// endLost appends RUN_LOST to a run that has no terminal event, unless
-// someone (the owner, another replica) appends first.
-func (l *Log) endLost(ctx context.Context, runID, owner string) error {
-	last, err := l.last(ctx, runID)
+// endLost appends RUN_LOST to the run of key k that has no terminal event,
+// unless someone (the owner, another replica) appends first.
+func (l *Log) endLost(ctx context.Context, k, owner string) error {
+	last, err := l.stream.GetLastMsgForSubject(ctx, l.keySubject(k))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		last, err = nil, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -430,7 +490,7 @@ func (l *Log) endLost(ctx context.Context, runID, owner string) error {
 		}
 		seq, streamSeq = seqOf(last.Header), last.Sequence
 	}
-	msg := nats.NewMsg(l.evSubject(runID))
+	msg := nats.NewMsg(l.keySubject(k))
 	msg.Header.Set(hdrSeq, strconv.FormatUint(seq+1, 10))
 	msg.Header.Set(hdrTerminal, "1")
 	msg.Data = runlog.LostEvent("the replica running this run (" + owner + ") stopped renewing its lease")

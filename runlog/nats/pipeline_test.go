@@ -2,7 +2,6 @@ package natslog_test
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -122,7 +121,7 @@ func TestWindowLeaseLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	js, _ := jetstream.New(nc)
-	subject := "agui_runlog.ev." + base64.RawURLEncoding.EncodeToString([]byte("taken"))
+	subject := natslog.EventSubject("taken")
 	last, err := js.Stream(ctx, "AGUI_RUNLOG")
 	if err != nil {
 		t.Fatal(err)

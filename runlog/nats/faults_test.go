@@ -1,0 +1,187 @@
+package natslog_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agui-go/sdk/agui/server/runlog"
+)
+
+// Run ids of any length and content: an id's bytes once became a subject
+// token, so an id of about 3,000 bytes passed nats-server's control-line
+// limit and the server closed the replica's connection for good, and ids
+// holding "." or "*" addressed other subjects (issue 20). Every id below
+// starts, appends, reads back, answers Info and Cancel, and the connection
+// stays up for the next.
+func TestRunIDsOfAnyLengthAndContent(t *testing.T) {
+	l, nc := newLog(t, startNATS(t), 5*time.Second)
+	ctx := context.Background()
+	ids := []string{
+		strings.Repeat("x", 3000), strings.Repeat("é", 5000), strings.Repeat("r", 64<<10),
+		"a.b", "a.*", "a.>", ">", "*", "with space", "tab\there", "nul\x00byte",
+		"run/1", "../../etc", "%2e%2e", "a", "A", // "a" and "A" are two runs
+	}
+	for i, id := range ids {
+		w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: id, Owner: "a"})
+		if err != nil {
+			t.Fatalf("id %d (%d bytes): start: %v", i, len(id), err)
+		}
+		for j, terminal := range []bool{false, true} {
+			if _, err := w.Append([]byte(fmt.Sprintf(`{"n":%d,"id":%q}`, j, id)), terminal); err != nil {
+				t.Fatalf("id %d (%d bytes): append %d: %v", i, len(id), j, err)
+			}
+		}
+		w.Close()
+		got, err := read(t, l, id, 0)
+		if err != nil || len(got) != 2 || !got[1].Terminal || string(got[0].Data) != fmt.Sprintf(`{"n":0,"id":%q}`, id) {
+			t.Fatalf("id %d (%d bytes): read %d entries, %v", i, len(id), len(got), err)
+		}
+		info, err := l.Info(ctx, id)
+		if err != nil || info.RunID != id || info.Last != 2 || !info.Ended {
+			t.Fatalf("id %d (%d bytes): info %+v, %v", i, len(id), info, err)
+		}
+		if err := l.Cancel(ctx, id, "late"); !errors.Is(err, runlog.ErrEnded) {
+			t.Fatalf("id %d (%d bytes): cancel of an ended run: %v", i, len(id), err)
+		}
+		if !nc.IsConnected() {
+			t.Fatalf("id %d (%d bytes): the connection is %v", i, len(id), nc.Status())
+		}
+	}
+	if _, err := l.Info(ctx, "never started"); !errors.Is(err, runlog.ErrNotFound) {
+		t.Fatalf("info of an unknown id: %v", err)
+	}
+	// JSON, and so the protocol, cannot carry an id that is not UTF-8.
+	if _, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "\xff\xfe", Owner: "a"}); err == nil {
+		t.Fatal("a run id that is not UTF-8 was started")
+	}
+}
+
+// Every read deletes the consumer it used: the server keeps one it was not
+// told to delete for minutes, and a stream holds a bounded number, so reads
+// that leave theirs behind end by making every read fail (issue 20: after
+// 1,000 reads every POST and GET answered an empty 200). Reads to the end,
+// reads stopped early by their caller and reads stopped by their context all
+// leave none. AGUI_NATS_READS sets how many reads (default 3,000, three
+// times the server's default limit).
+func TestReadsLeaveNoConsumers(t *testing.T) {
+	reads := 3000
+	if s := os.Getenv("AGUI_NATS_READS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("AGUI_NATS_READS=%q: want a positive number", s)
+		}
+		reads = n
+	}
+	url := startNATS(t)
+	l, nc := newLog(t, url, 5*time.Second)
+	ctx := context.Background()
+	w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "done", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range 5 {
+		if _, err := w.Append([]byte(`{}`), j == 4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	live, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "live", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if _, err := live.Append([]byte(`{}`), false); err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	const workers = 16
+	for k := range workers {
+		wg.Go(func() {
+			for i := k; i < reads; i += workers {
+				if err := oneRead(l, i); err != nil {
+					select {
+					case errs <- fmt.Errorf("read %d: %w", i, err):
+					default:
+					}
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d reads in %v", reads, time.Since(start))
+
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, "AGUI_RUNLOG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	si, err := s.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := si.State.Consumers; n != 0 {
+		t.Fatalf("%d reads left %d consumers on the stream", reads, n)
+	}
+}
+
+// oneRead is read number i of TestReadsLeaveNoConsumers: in turns, the
+// finished run to its end, its first event only (the caller stops), and the
+// live run until a short context ends.
+func oneRead(l runlog.Log, i int) error {
+	switch i % 3 {
+	case 0:
+		n := 0
+		for _, err := range l.Read(context.Background(), "done", 0) {
+			if err != nil {
+				return err
+			}
+			n++
+		}
+		if n != 5 {
+			return fmt.Errorf("%d events, want 5", n)
+		}
+	case 1:
+		for _, err := range l.Read(context.Background(), "done", 2) {
+			if err != nil {
+				return err
+			}
+			break
+		}
+	default:
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		n := 0
+		for _, err := range l.Read(ctx, "live", 0) {
+			if err != nil {
+				if n == 1 && errors.Is(err, context.Canceled) {
+					return nil
+				}
+				return err
+			}
+			n++
+			cancel() // after the one event there is: the read ends with ctx
+		}
+		return errors.New("a live read ended without its context's error")
+	}
+	return nil
+}
