@@ -21,7 +21,9 @@ const natsTimeout = 10 * time.Second
 // and then closes the connection; it must run after the server has stopped,
 // since runs still ending append through the connection.
 func openNATSLog(ctx context.Context, url string) (runlog.Log, func(), error) {
-	nc, err := nats.Connect(url, nats.Name("agui demo"), nats.Timeout(natsTimeout))
+	// natslog.Connect reconnects however long an outage lasts and logs
+	// each disconnect and reconnect (to slog.Default, the demo's log).
+	nc, err := natslog.Connect(url, nil, nats.Name("agui demo"), nats.Timeout(natsTimeout))
 	if err != nil {
 		return nil, nil, fmt.Errorf("connecting to NATS at %s: %w", url, err)
 	}
