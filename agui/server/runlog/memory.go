@@ -13,8 +13,11 @@ import (
 
 // MemoryOptions bound a [Memory] log. A zero field takes its default.
 type MemoryOptions struct {
-	// MaxRuns is how many runs are kept; beyond it the least recently used
-	// ended run is forgotten (live runs are never dropped). Default 1024.
+	// MaxRuns is how many ended runs are kept; beyond it the least recently
+	// used one is forgotten. Live runs are never dropped and do not count:
+	// the server bounds them (WithMaxConcurrentRuns), and a run that just
+	// ended must stay readable for the client that reattaches to read its
+	// tail, however many others are still running. Default 1024.
 	MaxRuns int
 	// MaxEvents and MaxBytes bound each run's log: past either, its oldest
 	// events are dropped, and a reader that still needs them gets
@@ -54,6 +57,9 @@ type Memory struct {
 
 	// held is the sum of the runs' store.held: chunks holding events.
 	held atomic.Int64
+	// ended counts the kept runs that have their terminal event, which
+	// MaxRuns bounds.
+	ended atomic.Int64
 
 	mu        sync.Mutex
 	runs      map[string]*memRun
@@ -278,7 +284,23 @@ func (r *memRun) Append(data []byte, terminal bool) (uint64, error) {
 	if grew && r.log.held.Load() > r.log.opts.MaxTotalBytes {
 		r.log.reclaim(r)
 	}
+	if terminal && err == nil {
+		r.log.ended1(r)
+	}
 	return seq, err
+}
+
+// ended1 is the log's part of a run's end: the run becomes the most
+// recently used (an ended run's age counts from its end, so a long run is
+// not the first one forgotten the moment it ends), and ended runs past
+// MaxRuns are forgotten.
+func (m *Memory) ended1(r *memRun) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.runs[r.info.RunID] == r {
+		m.lru.MoveToFront(r.elem)
+	}
+	m.evictLocked()
 }
 
 // append is Append under the run's lock; grew reports that the run took
@@ -307,6 +329,7 @@ func (r *memRun) append(data []byte, terminal bool) (seq uint64, grew bool, err 
 	if terminal {
 		r.info.Ended = true
 		r.info.EndedAt = opts.Now()
+		r.log.ended.Add(1)
 	}
 	if len(r.waiters) > 0 {
 		for i, w := range r.waiters {
@@ -394,7 +417,7 @@ func (m *Memory) sweepLocked() {
 // evictLocked forgets least recently used ended runs while there are too
 // many runs.
 func (m *Memory) evictLocked() {
-	m.forgetEndedLocked(nil, func() bool { return len(m.runs) > m.opts.MaxRuns })
+	m.forgetEndedLocked(nil, func() bool { return m.ended.Load() > int64(m.opts.MaxRuns) })
 }
 
 // forgetEndedLocked forgets ended runs other than keep, least recently used
@@ -420,6 +443,9 @@ func (m *Memory) forgetLocked(r *memRun) {
 	// reader still holding the run copies under r.mu, so from here on it
 	// finds every event dropped and ends with ErrExpired.
 	r.mu.Lock()
+	if r.info.Ended {
+		m.ended.Add(-1)
+	}
 	m.held.Add(-int64(r.store.held))
 	r.store.release()
 	r.info.First = r.info.Last + 1

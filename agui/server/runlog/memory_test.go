@@ -196,6 +196,10 @@ func TestMemoryRetention(t *testing.T) {
 		_, _ = a.Append([]byte("x"), true)
 		b := start(t, l, "b")
 		_, _ = b.Append([]byte("x"), true)
+		// Two ended runs: MaxRuns counts only those, so both stay until
+		// a third ends (TestMemoryMaxRunsCountsEndedRuns).
+		c := start(t, l, "c")
+		_, _ = c.Append([]byte("x"), true)
 		// a is the least recently used ended run; the live one stays.
 		_, err := l.Info(context.Background(), "a")
 		isErr(t, err, runlog.ErrExpired)
@@ -473,7 +477,7 @@ func TestMemoryForgottenRunReleasesItsMemory(t *testing.T) {
 	noErr(t, err)
 	equal(t, `{"run":"a","n":0}`, string(e.Data))
 
-	write("b", "b", 5000) // evicts a: its chunks go to the pools, b takes them
+	write("b", "b", 5000) // its end evicts a: a's chunks go to the pools
 	read := 1
 	for {
 		e, err, ok := next()
