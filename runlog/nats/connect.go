@@ -24,7 +24,10 @@ func Connect(url string, logger *slog.Logger, opts ...nats.Option) (*nats.Conn, 
 		nats.ReconnectJitter(250*time.Millisecond, time.Second),
 		nats.ReconnectBufSize(8 << 20),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
-			logger.Warn("natslog: disconnected from NATS; reconnecting", "url", nc.ConnectedUrlRedacted(), "err", err)
+			if nc.IsClosed() {
+				return // closed by its owner, not lost
+			}
+			logger.Warn("natslog: disconnected from NATS; reconnecting", "err", err)
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			logger.Info("natslog: reconnected to NATS", "url", nc.ConnectedUrlRedacted(), "reconnects", nc.Stats().Reconnects)

@@ -62,6 +62,14 @@ type Options struct {
 	Remember time.Duration
 	// Memory keeps the stream in memory instead of on disk.
 	Memory bool
+	// Replicas is how many servers of a JetStream cluster keep a copy of
+	// the stream and of both buckets: 3 survives the loss of one server
+	// (in a cluster of at least three), 1 keeps one copy. 0 (the default)
+	// keeps the count of a stream or bucket that already exists (one an
+	// operator created beforehand, say with R3, is never scaled down) and
+	// creates missing ones with 1. A count the cluster cannot place fails
+	// New.
+	Replicas int
 	// Window, when positive, pipelines each run's appends: Append queues
 	// the event and returns, up to Window events ahead of the log (then it
 	// waits), and the queue goes to JetStream as atomic batches, each
@@ -120,11 +128,29 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if opts.Memory {
 		storage = jetstream.MemoryStorage
 	}
+	replicas := func(stream string) (int, error) {
+		if opts.Replicas > 0 {
+			return opts.Replicas, nil
+		}
+		s, err := js.Stream(ctx, stream)
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNotFound):
+			return 1, nil
+		case err != nil:
+			return 0, fmt.Errorf("natslog: stream %s: %w", stream, err)
+		}
+		return max(s.CachedInfo().Config.Replicas, 1), nil
+	}
+	r, err := replicas(opts.Prefix)
+	if err != nil {
+		return nil, err
+	}
 	l.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:     opts.Prefix,
 		Subjects: []string{l.subj + ".ev.*"},
 		MaxAge:   opts.TTL,
 		Storage:  storage,
+		Replicas: r,
 		// For Window's batches; it only allows them, so every replica sets
 		// it whatever its own Window, and none turns it off for the others.
 		AllowAtomicPublish: true,
@@ -132,11 +158,18 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream: %w", err)
 	}
-	l.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL + opts.Remember, Storage: jetstream.StorageType(storage)})
+	// A bucket is the stream KV_<bucket>.
+	if r, err = replicas("KV_" + opts.Prefix + "_META"); err != nil {
+		return nil, err
+	}
+	l.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL + opts.Remember, Storage: jetstream.StorageType(storage), Replicas: r})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: meta bucket: %w", err)
 	}
-	l.lease, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_LEASE", TTL: opts.TTL, Storage: jetstream.StorageType(storage)})
+	if r, err = replicas("KV_" + opts.Prefix + "_LEASE"); err != nil {
+		return nil, err
+	}
+	l.lease, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_LEASE", TTL: opts.TTL, Storage: jetstream.StorageType(storage), Replicas: r})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: lease bucket: %w", err)
 	}
@@ -322,7 +355,7 @@ func (l *Log) info(ctx context.Context, runID string) (info runlog.Info, first, 
 // reading the run again from its start.
 func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[runlog.Entry, error] {
 	return func(yield func(runlog.Entry, error) bool) {
-		info, first, last, err := l.info(ctx, runID)
+		info, first, last, err := l.infoRetrying(ctx, runID)
 		if err != nil {
 			yield(runlog.Entry{}, err)
 			return
@@ -350,10 +383,13 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				// Nothing kept is wanted: follow live from after the last.
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last.Sequence+1
 			} else {
-				start, err := l.seek(ctx, runID, first, last, after+1)
+				sctx, cancel := context.WithTimeout(ctx, apiTimeout)
+				start, err := l.seek(sctx, runID, first, last, after+1)
+				cancel()
 				if err != nil {
-					yield(runlog.Entry{}, err)
-					return
+					// Start from the run's first kept event instead: what
+					// comes before after+1 is skipped as it arrives.
+					start = first.Sequence
 				}
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
 			}
@@ -365,20 +401,83 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 		// ends, and one whose delete did not arrive (the connection was
 		// down) goes after readerIdle.
 		cfg.InactiveThreshold = readerIdle
-		cons, err := l.stream.OrderedConsumer(ctx, cfg)
-		if err != nil {
-			yield(runlog.Entry{}, err)
-			return
+		// A consumer that cannot be made again in a few tries fails the
+		// Next that found it broken, rather than retrying inside Next
+		// forever: the read then starts a consumer of its own after the
+		// last event it yielded (see reopen below).
+		cfg.MaxResetAttempts = 3
+		var cons jetstream.Consumer
+		var msgs jetstream.MessagesContext
+		open := func() error {
+			var err error
+			octx, cancel := context.WithTimeout(ctx, apiTimeout)
+			cons, err = l.stream.OrderedConsumer(octx, cfg)
+			cancel()
+			if err != nil {
+				return err
+			}
+			// Short pulls with a heartbeat every second: when the server
+			// that serves the consumer goes, the missing heartbeats are
+			// noticed within seconds (the defaults, 30s pulls with 15s
+			// heartbeats, took half a minute and more).
+			msgs, err = cons.Messages(jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second))
+			if err != nil {
+				l.dropConsumer(cons)
+			}
+			return err
 		}
-		msgs, err := cons.Messages()
-		if err != nil {
-			yield(runlog.Entry{}, err)
-			return
+		shut := func() {
+			msgs.Stop()
+			l.dropConsumer(cons)
 		}
-		defer l.dropConsumer(cons)
-		defer msgs.Stop()
+		if err := open(); err != nil {
+			if ctx.Err() != nil {
+				yield(runlog.Entry{}, context.Cause(ctx))
+				return
+			}
+			// The request went to a server that did not answer (one that
+			// just went away): try again as after a broken consumer.
+			if err := l.reopen(ctx, runID, after, &cfg, func() {}, open); err != nil {
+				yield(runlog.Entry{}, err)
+				return
+			}
+		}
+		defer func() { shut() }()
 		for {
-			msg, err := msgs.Next(jetstream.NextContext(ctx))
+			nctx, cancel := context.WithTimeout(ctx, readerStall)
+			msg, err := msgs.Next(jetstream.NextContext(nctx))
+			cancel()
+			if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				// Nothing for readerStall: a run that is quiet, or a
+				// consumer that stopped delivering without noticing (its
+				// server went away mid-pull; seen when a cluster node was
+				// killed). The stream tells which: when it holds events
+				// after the last one read, the read starts again from
+				// there on a new consumer.
+				bctx, cancel := context.WithTimeout(ctx, apiTimeout)
+				start, behind, err := l.behind(bctx, runID, after)
+				cancel()
+				if err != nil {
+					yield(runlog.Entry{}, err)
+					return
+				}
+				if behind {
+					cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
+					shut()
+					if err := open(); err != nil {
+						yield(runlog.Entry{}, err)
+						return
+					}
+				}
+				continue
+			}
+			if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
+				// The consumer broke and could not be mended: start again
+				// after the last event read, for up to readerRecover.
+				if err = l.reopen(ctx, runID, after, &cfg, shut, open); err == nil {
+					continue
+				}
+			}
 			if err != nil {
 				if c := context.Cause(ctx); c != nil {
 					err = c
@@ -392,12 +491,111 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			if seq <= after { // never, unless the start was too early
 				continue
 			}
+			after = seq
 			e := runlog.Entry{Seq: seq, Data: msg.Data(), Terminal: h.Get(hdrTerminal) != ""}
 			if !yield(e, nil) || e.Terminal {
 				return
 			}
 		}
 	}
+}
+
+// apiTimeout bounds each JetStream request a read makes. A request sent to
+// a server that then went away is never answered: bounded by the read's
+// own context alone, it held the read as long as that context lasted.
+const apiTimeout = 5 * time.Second
+
+// readerRecover bounds how long a read tries to make a new consumer after
+// its own broke; past it the read fails with the last error.
+const readerRecover = 30 * time.Second
+
+// reopen replaces a broken consumer with one that starts after `after`,
+// trying for up to readerRecover.
+func (l *Log) reopen(ctx context.Context, runID string, after uint64, cfg *jetstream.OrderedConsumerConfig, shut func(), open func() error) error {
+	shut()
+	deadline := time.Now().Add(readerRecover)
+	for {
+		bctx, cancel := context.WithTimeout(ctx, apiTimeout)
+		start, behind, err := l.behind(bctx, runID, after)
+		cancel()
+		if err == nil {
+			if behind {
+				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
+			} else if last, lerr := l.lastWithin(ctx, runID); lerr == nil && last != nil {
+				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last.Sequence+1
+			}
+			if err = open(); err == nil {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// readerStall is how long a read waits for its consumer's next message
+// before it asks the stream whether the run has moved on without it.
+const readerStall = 3 * time.Second
+
+// infoRetrying is info, each try bounded by apiTimeout, tried again for up
+// to readerRecover while the failure is the connection's or the cluster's
+// (a request to a server that went away, a leader being elected) rather
+// than an answer about the run.
+func (l *Log) infoRetrying(ctx context.Context, runID string) (info runlog.Info, first, last *jetstream.RawStreamMsg, err error) {
+	deadline := time.Now().Add(readerRecover)
+	for {
+		ictx, cancel := context.WithTimeout(ctx, apiTimeout)
+		info, first, last, err = l.info(ictx, runID)
+		cancel()
+		switch {
+		case err == nil, ctx.Err() != nil, time.Now().After(deadline),
+			errors.Is(err, runlog.ErrNotFound), errors.Is(err, runlog.ErrExpired):
+			if ctx.Err() != nil {
+				err = context.Cause(ctx)
+			}
+			return info, first, last, err
+		}
+		select {
+		case <-ctx.Done():
+			return runlog.Info{}, nil, nil, context.Cause(ctx)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// lastWithin is last bounded by apiTimeout.
+func (l *Log) lastWithin(ctx context.Context, runID string) (*jetstream.RawStreamMsg, error) {
+	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	defer cancel()
+	return l.last(ctx, runID)
+}
+
+// behind reports whether the stream holds an event of the run after
+// `after`, a sign that the read's consumer stopped delivering, and the
+// stream sequence to start again from.
+func (l *Log) behind(ctx context.Context, runID string, after uint64) (start uint64, behind bool, err error) {
+	first, last, err := l.ends(ctx, runID)
+	if err != nil || last == nil || seqOf(last.Header) <= after {
+		// Nothing newer (or the stream cannot say now): keep waiting.
+		return 0, false, nil
+	}
+	if after+1 < seqOf(first.Header) {
+		return 0, false, fmt.Errorf("%w: events before %d were dropped", runlog.ErrExpired, seqOf(first.Header))
+	}
+	if after < seqOf(first.Header) {
+		return first.Sequence, true, nil
+	}
+	start, err = l.seek(ctx, runID, first, last, after+1)
+	if err != nil {
+		return 0, false, nil // try again at the next stall
+	}
+	return start, true, nil
 }
 
 // readerIdle is how long the server keeps a read's consumer once nothing
