@@ -12,6 +12,7 @@ import (
 )
 
 func TestAnalyzer(t *testing.T) {
+	t.Parallel()
 	if err := analysis.Validate([]*analysis.Analyzer{exhaustive.Analyzer}); err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +28,13 @@ func TestAnalyzer(t *testing.T) {
 // TestModules checks a consumer whose sealed interface and enum come from
 // another module, loaded in module mode.
 func TestModules(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(analysistest.TestData(), "modules", "app")
 	analysistest.Run(t, dir, exhaustive.Analyzer, "./...")
 }
 
 func TestDoc(t *testing.T) {
+	t.Parallel()
 	doc := exhaustive.Analyzer.Doc
 	title, body, _ := strings.Cut(doc, "\n")
 	if want := "exhaustive: check that switches over sealed interfaces and enums are exhaustive"; title != want {
@@ -47,6 +50,7 @@ func TestDoc(t *testing.T) {
 // TestSuggestedFixes applies every suggested fix and compares each file
 // with its .golden copy.
 func TestSuggestedFixes(t *testing.T) {
+	t.Parallel()
 	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), exhaustive.Analyzer,
 		"example.com/fix",      // another package: qualifiers, imports, literals, a default clause, a long list
 		"example.com/fixlocal", // the declaring package: no qualifiers
