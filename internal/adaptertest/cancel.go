@@ -90,7 +90,8 @@ func Cancellation(t testing.TB, r *Replay, inner server.Agent[server.NoState], i
 func stallProbe() (stop func() time.Duration) {
 	const tick, margin = time.Millisecond, 2 * time.Millisecond
 	done := make(chan struct{})
-	var stalled time.Duration
+	type span struct{ from, to time.Time }
+	var stalls []span
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for {
@@ -101,14 +102,22 @@ func stallProbe() (stop func() time.Duration) {
 			}
 			t0 := time.Now()
 			time.Sleep(tick)
-			if over := time.Since(t0) - tick; over > margin {
-				stalled += over
+			if t1 := time.Now(); t1.Sub(t0)-tick > margin {
+				stalls = append(stalls, span{t0.Add(tick), t1})
 			}
 		}
 	})
 	return func() time.Duration {
+		end := time.Now()
 		close(done)
 		wg.Wait()
+		var stalled time.Duration
+		for _, s := range stalls { // the last may run past the end
+			if s.to.After(end) {
+				s.to = end
+			}
+			stalled += max(s.to.Sub(s.from), 0)
+		}
 		return stalled
 	}
 }
