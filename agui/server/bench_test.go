@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -118,14 +119,25 @@ func TestEmitTextDeltaAllocatesNothing(t *testing.T) {
 		t.Skip("allocation counts need a plain, full build")
 	}
 	const n = 2000
-	var before, after testingMemStats
-	w := streamDeltas(t, n, before.read, after.read)
-	if allocs := after.mallocs - before.mallocs; allocs > n/100 { // slack for the runtime's own
-		t.Fatalf("%d allocations for %d deltas", allocs, n)
+	// The count is the process's: a goroutine left by an earlier test, or
+	// the runtime's own, allocating meanwhile adds to it. Such noise only
+	// adds, and an allocation per delta would be there every time (2000 of
+	// them): the fewest of three runs is judged.
+	fewest := uint64(math.MaxUint64)
+	for range 3 {
+		var before, after testingMemStats
+		w := streamDeltas(t, n, before.read, after.read)
+		if w.n < n*len(benchDelta) {
+			t.Fatalf("only %d bytes written", w.n)
+		}
+		allocs := after.mallocs - before.mallocs
+		if allocs <= n/100 { // slack for the runtime's own
+			return
+		}
+		fewest = min(fewest, allocs)
+		t.Logf("%d allocations for %d deltas", allocs, n)
 	}
-	if w.n < n*len(benchDelta) {
-		t.Fatalf("only %d bytes written", w.n)
-	}
+	t.Fatalf("%d allocations for %d deltas, at the fewest of three runs", fewest, n)
 }
 
 type testingMemStats struct{ mallocs uint64 }

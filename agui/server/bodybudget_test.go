@@ -133,7 +133,9 @@ func post(url, body string) chan answer {
 func TestWithBodyMemory(t *testing.T) {
 	agent := Func(func(ctx context.Context, rc *Stateless) (Outcome, error) { return Success(), nil })
 	const budget = 1 << 20
-	h := NewHandler(agent, WithBodyMemory(budget), WithBodyTimeout(2*time.Second)).(*handler[NoState])
+	// The large body waits for the budget while the test posts a small
+	// one: no body timeout that a loaded machine could outlast meanwhile.
+	h := NewHandler(agent, WithBodyMemory(budget), WithBodyTimeout(time.Hour)).(*handler[NoState])
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	waiting := func(n int) func() bool {
@@ -175,8 +177,21 @@ func TestWithBodyMemory(t *testing.T) {
 	if short.bodies.avail != budget || len(short.bodies.waiters) != 0 {
 		t.Fatalf("%d available, %d waiting", short.bodies.avail, len(short.bodies.waiters))
 	}
-	if a := <-post(srv2.URL, bodyOf(600<<10)); a.err != nil || a.status != http.StatusOK {
+	// The next large body gets the budget. It goes through a handler
+	// that shares short's budget with a longer body timeout: 600 KiB may
+	// take a loaded machine longer than 200ms to read.
+	patient := NewHandler(agent, WithBodyMemory(budget), WithBodyTimeout(time.Hour)).(*handler[NoState])
+	patient.bodies = short.bodies
+	srv3 := httptest.NewServer(patient)
+	defer srv3.Close()
+	if a := <-post(srv3.URL, bodyOf(600<<10)); a.err != nil || a.status != http.StatusOK {
 		t.Fatalf("the next large body: %+v", a)
+	}
+	short.bodies.mu.Lock()
+	kept := budget - short.bodies.avail
+	short.bodies.mu.Unlock()
+	if kept != 0 {
+		t.Fatalf("the next large body kept %d bytes of the budget", kept)
 	}
 	if h.bodies.avail != budget {
 		t.Fatalf("the handler kept %d bytes of its budget", budget-h.bodies.avail)

@@ -75,12 +75,12 @@ func getReq(url, run string) *http.Request {
 	return req
 }
 
-// eventually polls cond until it holds, failing the test after 5 s.
+// eventually polls cond until it holds, failing the test after giveUp.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+	for deadline := time.Now().Add(giveUp); !cond(); {
 		if time.Now().After(deadline) {
-			t.Fatalf("still not the case after 5s: %s", what)
+			t.Fatalf("still not the case after %v: %s", giveUp, what)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/internal/testlog"
 )
 
 // methodAgent is an Agent that is not an AgentFunc, so the handler calls it
@@ -54,7 +55,8 @@ func TestHandlerAgentEndings(t *testing.T) {
 		{"nil func", server.Func(nil), `"code":"AGENT_PANIC"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := server.NewHandler(tc.agent, server.WithMaxConcurrentRuns(1))
+			// The panicking agents' stacks go to the test's log, not the suite's.
+			h := server.NewHandler(tc.agent, server.WithMaxConcurrentRuns(1), server.WithLogger(testlog.New(t)))
 			for i := range 2 { // the second finds the place given back
 				w := httptest.NewRecorder()
 				done := make(chan struct{})

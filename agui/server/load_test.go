@@ -134,6 +134,7 @@ func TestLoad(t *testing.T) {
 	t.Logf("%d runs open in %v: %.0f B (%.1f KiB) per open run in the server process, %.2f goroutines per run",
 		n, openTook, perRun, perRun/1024, float64(openG-baseG)/float64(n))
 
+	probe := startProbe(t)
 	io.WriteString(stdin, "DISCONNECT\n")
 	closed := map[int]time.Time{}
 	for l := expect("CLOSED "); l != "END"; l = expect("CLOSED ") {
@@ -163,11 +164,18 @@ func TestLoad(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	var lat []time.Duration
+	var first, last time.Time // the first disconnect, the last one seen
 	for i, c := range closed {
+		if first.IsZero() || c.Before(first) {
+			first = c
+		}
 		s, ok := seen[i]
 		if !ok {
 			t.Errorf("run %d: its client disconnected and its agent never saw it", i)
 			continue
+		}
+		if s.After(last) {
+			last = s
 		}
 		lat = append(lat, s.Sub(c))
 	}
@@ -175,9 +183,9 @@ func TestLoad(t *testing.T) {
 	if len(lat) > 0 {
 		p := func(q float64) time.Duration { return lat[min(len(lat)-1, int(q*float64(len(lat))))] }
 		t.Logf("disconnect seen by the agent: %d runs, p50 %v, p99 %v, max %v", len(lat), p(0.5), p(0.99), lat[len(lat)-1])
-		if p(0.99) > time.Second {
-			t.Errorf("p99 of disconnect detection is %v, over 1s", p(0.99))
-		}
+		// On the time the scheduler let the server process run: on a
+		// loaded machine it can wait a second for a processor.
+		probe.withinBoundDuring(t, "p99 of disconnect detection", p(0.99), time.Second, first, last)
 	}
 	for _, b := range badCause {
 		t.Errorf("disconnect cause: %s", b)
@@ -194,14 +202,15 @@ func TestLoad(t *testing.T) {
 	}
 	<-served
 	// Every goroutine of every run is gone: the count returns to where it was.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	probe.end() // the probe's goroutine is not the runs'
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		g := runtime.NumGoroutine()
 		if g <= baseG {
 			t.Logf("goroutines: %d before, %d with the runs open, %d after", baseG, openG, g)
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("goroutines: %d before, %d ten seconds after the runs ended", baseG, g)
+			t.Fatalf("goroutines: %d before, %d thirty seconds after the runs ended", baseG, g)
 		}
 	}
 }
@@ -262,8 +271,8 @@ func TestLoadClient(t *testing.T) {
 	for i := range runs {
 		if loadKind(i) == "disconnect" {
 			disconnects++
-			at := time.Now()
 			runs[i].c.Close()
+			at := time.Now() // after the close: a pause of this process before it is not the server's
 			fmt.Printf("CLOSED %d %d\n", i, at.UnixNano())
 		}
 	}

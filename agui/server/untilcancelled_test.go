@@ -30,7 +30,7 @@ func wantCancelled(t *testing.T, err, cause error) {
 // wins: not its goroutine, not anything of UntilCancelled's own, even when the
 // function would otherwise block forever.
 func TestUntilCancelledLeavesNothingBehind(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer settle(t, 0, goleak.IgnoreCurrent())
 	errLeft := errors.New("the client left")
 	for _, tc := range []struct {
 		name string
@@ -60,6 +60,8 @@ func TestUntilCancelledLeavesNothingBehind(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			ignore := goleak.IgnoreCurrent()
+			probe := startProbe(t)
 			for range 50 {
 				ctx, cancel := context.WithCancelCause(context.Background())
 				started := make(chan struct{})
@@ -69,9 +71,7 @@ func TestUntilCancelledLeavesNothingBehind(t *testing.T) {
 					close(started)
 					return tc.f(ctx)
 				})
-				if d := time.Since(at); d > time.Second {
-					t.Fatalf("returned %v after the cancellation", d)
-				}
+				probe.withinBound(t, "UntilCancelled returning once cancelled", at, time.Since(at), time.Second)
 				if v != "" {
 					t.Fatalf("value %q after cancellation won", v)
 				}
@@ -79,7 +79,8 @@ func TestUntilCancelledLeavesNothingBehind(t *testing.T) {
 				// replace the cancellation itself.
 				wantCancelled(t, err, errLeft)
 			}
-			goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			probe.end()
+			settle(t, 0, ignore)
 		})
 	}
 }
@@ -88,7 +89,7 @@ func TestUntilCancelledLeavesNothingBehind(t *testing.T) {
 // returns as soon as cancellation wins, and the function's goroutine stays
 // until the function returns on its own, then exits.
 func TestUntilCancelledReturnsWhileFIgnoresCtx(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer settle(t, 0, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithCancelCause(context.Background())
 	hold := make(chan struct{})
 	started := make(chan struct{})
@@ -113,7 +114,7 @@ func TestUntilCancelledReturnsWhileFIgnoresCtx(t *testing.T) {
 // Until cancellation wins, UntilCancelled is f: its result, its panic (as a
 // *PanicError carrying f's stack), its runtime.Goexit.
 func TestUntilCancelledIsTransparent(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer settle(t, 0, goleak.IgnoreCurrent())
 	ctx := t.Context()
 
 	errModel := errors.New("model overloaded")
@@ -152,7 +153,7 @@ func TestUntilCancelledIsTransparent(t *testing.T) {
 			if reached {
 				t.Fatal("UntilCancelled returned normally after f called runtime.Goexit")
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(giveUp):
 			t.Fatal("UntilCancelled never returned after f called runtime.Goexit")
 		}
 	})

@@ -29,8 +29,9 @@ var idleWriters = make(chan *sseSink)
 // idleCount is how many writers wait on idleWriters.
 var idleCount atomic.Int32
 
-// writerLinger is how long a writer waits for its next batch.
-const writerLinger = 20 * time.Millisecond
+// writerLinger is how long a writer waits for its next batch. A var only so
+// that a test can lengthen it (export_test.go); nothing else changes it.
+var writerLinger = 20 * time.Millisecond
 
 // handOff gives s's taken batch to a waiting writer, or to a new one.
 // Called with e.mu held and pending counted for the writer.

@@ -15,6 +15,7 @@ import (
 // analysis drivers send them between packages: as analysis.Fact interface
 // values of registered types.
 func TestFactsGob(t *testing.T) {
+	t.Parallel()
 	for _, f := range Analyzer.FactTypes {
 		gob.Register(f)
 	}
@@ -57,6 +58,7 @@ func TestFactsGob(t *testing.T) {
 // TestMemberValue checks that a member's value read back from its fact is
 // the constant it was made from.
 func TestMemberValue(t *testing.T) {
+	t.Parallel()
 	huge := constant.Shift(constant.MakeInt64(1), token.SHL, 200)
 	tests := []struct {
 		name string

@@ -16,6 +16,7 @@ func TestFromUserModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the analyzer and a module")
 	}
+	t.Parallel()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // also compiled, with the hand-written runtime beside it, so a golden file
 // can never pin code that does not build.
 func TestScenarios(t *testing.T) {
+	t.Parallel()
 	schemas, err := filepath.Glob("testdata/scenarios/*.json")
 	if err != nil || len(schemas) == 0 {
 		t.Fatalf("no scenarios: %v", err)
@@ -23,6 +24,7 @@ func TestScenarios(t *testing.T) {
 	for _, path := range schemas {
 		name := strings.TrimSuffix(filepath.Base(path), ".json")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			m, err := Load(path)
 			if err != nil {
 				t.Fatal(err)

@@ -2,10 +2,12 @@ package generator
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -14,29 +16,44 @@ import (
 // as a user would.
 func writeModule(t *testing.T, dir, module string, files map[string][]byte) {
 	t.Helper()
-	write := func(name string, data []byte) {
+	if err := layOutModule(dir, module, files); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// layOutModule is writeModule, returning its error.
+func layOutModule(dir, module string, files map[string][]byte) error {
+	write := func(name string, data []byte) error {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+			return err
 		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		return os.WriteFile(p, data, 0o644)
 	}
 	// The hand-written runtime's one dependency, protowire, comes from the
 	// module cache at the repository's version (the go command runs offline).
-	write("go.mod", []byte("module "+module+"\n\ngo 1.26\n\nrequire "+protobufRequire(t)+"\n"))
+	req, err := protobufRequire()
+	if err != nil {
+		return err
+	}
+	if err := write("go.mod", []byte("module "+module+"\n\ngo 1.26\n\nrequire "+req+"\n")); err != nil {
+		return err
+	}
 	sum, err := os.ReadFile("../../go.sum")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	write("go.sum", sum)
+	if err := write("go.sum", sum); err != nil {
+		return err
+	}
 	for name, src := range files {
-		write(name, src)
+		if err := write(name, src); err != nil {
+			return err
+		}
 	}
 	hand, err := filepath.Glob("../../agui/*.go")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	for _, p := range hand {
 		base := filepath.Base(p)
@@ -45,54 +62,63 @@ func writeModule(t *testing.T, dir, module string, files map[string][]byte) {
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
-		write(filepath.Join("agui", base), data)
+		if err := write(filepath.Join("agui", base), data); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // protobufRequire returns the repository's requirement of
 // google.golang.org/protobuf, "path version".
-func protobufRequire(t *testing.T) string {
-	t.Helper()
+func protobufRequire() (string, error) {
 	mod, err := os.ReadFile("../../go.mod")
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for _, line := range strings.Split(string(mod), "\n") {
 		if f := strings.Fields(line); len(f) >= 2 && f[0] == "google.golang.org/protobuf" {
-			return f[0] + " " + f[1]
+			return f[0] + " " + f[1], nil
 		}
 	}
-	t.Fatal("go.mod does not require google.golang.org/protobuf")
-	return ""
+	return "", fmt.Errorf("go.mod does not require google.golang.org/protobuf")
 }
 
-// goCmd runs the go command in dir, offline: the module has no dependencies.
+// goCmd runs the go command in dir, offline (the module's one dependency
+// is in the module cache), and fails t if it fails.
 func goCmd(t *testing.T, dir string, args ...string) string {
 	t.Helper()
+	out, err := goCmdErr(dir, args...)
+	if err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// goCmdErr runs the go command in dir, offline, and returns its combined
+// output. It shares the caller's build cache (GOCACHE is inherited): the
+// standard library and protowire come compiled from it.
+func goCmdErr(dir string, args ...string) (string, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return string(out), err
 }
 
 // bumpSchema returns a copy of the real schema with one more event type
 // (PING_EVENT, carrying a required note) and one more optional member on an
 // existing event (TEXT_MESSAGE_CONTENT.priority): a protocol bump in small.
-func bumpSchema(t *testing.T) []byte {
-	t.Helper()
+func bumpSchema() ([]byte, error) {
 	data, err := os.ReadFile(schemaPath)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var s map[string]any
 	if err := json.Unmarshal(data, &s); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	defs := s["$defs"].(map[string]any)
 	et := defs["EventType"].(map[string]any)
@@ -116,39 +142,39 @@ func bumpSchema(t *testing.T) []byte {
 	}
 	tmc := defs["TextMessageContentEvent"].(map[string]any)
 	tmc["properties"].(map[string]any)["priority"] = map[string]any{"type": "integer", "minimum": 0, "maximum": 10, "x-agui-proto-field": 5}
-	out, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return json.MarshalIndent(s, "", "  ")
 }
 
-// TestProtocolBump rehearses regenerating after a protocol bump: the bumped
-// schema generates into a throw-away module that compiles, and the new event
-// and the new member round-trip.
-func TestProtocolBump(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles a module")
+// bumped is the module the two protocol-bump tests share: generated once
+// from bumpSchema, laid out once and compiled once, so that the test that
+// runs it and the test that vets a consumer in it compile its packages (the
+// costly part) a single time between them, in one directory (the build
+// cache keys a package by its directory).
+var bumped struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// TestMain removes the shared scratch module after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bumped.dir != "" {
+		os.RemoveAll(bumped.dir)
 	}
-	m, err := LoadBytes("events.json", bumpSchema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := Config{Module: "example.com/bumped", AguiDir: "agui", VerifyDir: "verify", Tool: "agui-gen"}
-	files, err := Generate(m, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	writeModule(t, dir, cfg.Module, files)
-	main := `package main
+	os.Exit(code)
+}
+
+// bumpedMain round-trips the bump's new event and new member through JSON
+// and protobuf, and counts the event types.
+const bumpedMain = `package main
 
 import (
 	"fmt"
 	"os"
 
-	"example.com/bumped/agui"
-	_ "example.com/bumped/verify"
+	"example.com/app/agui"
+	_ "example.com/app/verify"
 )
 
 func main() {
@@ -183,10 +209,65 @@ func main() {
 	fmt.Println(len(agui.EventTypes()))
 }
 `
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644); err != nil {
-		t.Fatal(err)
+
+// bumpedModule returns the directory of the bumped module, example.com/app:
+// the packages generated from bumpSchema (agui and verify), a main package
+// (bumpedMain) and consumer/consumer.go, the consumer of
+// TestProtocolBumpBreaksConsumers (written against the current schema). All
+// of it is built once (go build ./...) before the first caller gets it.
+func bumpedModule(t *testing.T) string {
+	t.Helper()
+	bumped.once.Do(func() {
+		bumped.dir, bumped.err = layOutBumped()
+	})
+	if bumped.err != nil {
+		t.Fatal(bumped.err)
 	}
-	got := goCmd(t, dir, "run", ".")
+	return bumped.dir
+}
+
+func layOutBumped() (string, error) {
+	schema, err := bumpSchema()
+	if err != nil {
+		return "", err
+	}
+	m, err := LoadBytes("events.json", schema)
+	if err != nil {
+		return "", err
+	}
+	current, err := Load(schemaPath)
+	if err != nil {
+		return "", err
+	}
+	cfg := Config{Module: "example.com/app", AguiDir: "agui", VerifyDir: "verify", Tool: "agui-gen"}
+	files, err := Generate(m, cfg)
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "agui-generator-bumped-")
+	if err != nil {
+		return "", err
+	}
+	files["main.go"] = []byte(bumpedMain)
+	files["consumer/consumer.go"] = []byte(consumerSource(current))
+	if err := layOutModule(dir, cfg.Module, files); err != nil {
+		return dir, err
+	}
+	if out, err := goCmdErr(dir, "build", "./..."); err != nil {
+		return dir, fmt.Errorf("go build ./... in the bumped module: %v\n%s", err, out)
+	}
+	return dir, nil
+}
+
+// TestProtocolBump rehearses regenerating after a protocol bump: the bumped
+// schema generates into a throw-away module that compiles, and the new event
+// and the new member round-trip.
+func TestProtocolBump(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a module")
+	}
+	t.Parallel()
+	got := goCmd(t, bumpedModule(t), "run", ".")
 	want := `PING {"type":"PING","note":"are you there?"} true true
 TEXT_MESSAGE_CONTENT {"type":"TEXT_MESSAGE_CONTENT","delta":"hi","messageId":"m1","priority":7} true true
 32

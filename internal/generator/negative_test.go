@@ -11,6 +11,7 @@ import (
 // must fail to load with a *SchemaError that names the line of the breakage
 // and the JSON Pointer of the offending node.
 func TestNegative(t *testing.T) {
+	t.Parallel()
 	base, err := os.ReadFile(schemaPath)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,7 @@ func TestNegative(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			src := string(base)
 			i := strings.Index(src, tt.old)
 			if i < 0 {

@@ -11,6 +11,7 @@ import (
 // schema one way at a time: each broken schema must fail to load with a
 // *SchemaError naming the offending node.
 func TestProtoAnnotationErrors(t *testing.T) {
+	t.Parallel()
 	base, err := os.ReadFile(schemaPath)
 	if err != nil {
 		t.Fatal(err)
@@ -52,6 +53,7 @@ func TestProtoAnnotationErrors(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			src := string(base)
 			i := strings.Index(src, tt.old)
 			if i < 0 {

@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,7 +35,10 @@ func nodeStreams(t *testing.T, streams map[string][]json.RawMessage) string {
 	}
 	cmd := exec.Command("node", "serve.mjs", file)
 	cmd.Dir = dir
-	cmd.Stderr = os.Stderr
+	// What Node writes to stderr goes to the test's report, not to the
+	// output of a green run.
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -43,7 +47,9 @@ func nodeStreams(t *testing.T, streams map[string][]json.RawMessage) string {
 	t.Cleanup(func() {
 		stdin.Close()
 		if err := cmd.Wait(); err != nil {
-			t.Errorf("serve.mjs: %v", err)
+			t.Errorf("serve.mjs: %v\n%s", err, stderr.Bytes())
+		} else if stderr.Len() > 0 {
+			t.Errorf("serve.mjs wrote to stderr:\n%s", stderr.Bytes())
 		}
 	})
 	line, err := bufio.NewReader(stdout).ReadString('\n')
@@ -91,6 +97,7 @@ func runOnce(t *testing.T, url string) record {
 // exactly what the same stream delivers when Go writes the frames itself:
 // the same events, warnings and verdict.
 func TestClientReadsReferenceEncoder(t *testing.T) {
+	t.Parallel()
 	fixtures, err := conformance.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +121,7 @@ func TestClientReadsReferenceEncoder(t *testing.T) {
 	base := nodeStreams(t, streams)
 	for _, f := range fixtures {
 		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel()
 			viaNode := runOnce(t, base+"/"+f.Name)
 			viaGo := runOnce(t, conformance.Serve(t, f).URL)
 			if !reflect.DeepEqual(viaNode, viaGo) {

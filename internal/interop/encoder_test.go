@@ -25,6 +25,7 @@ import (
 // JavaScript re-spells it (2500), so there the frame must equal our bytes as
 // JSON.stringify re-spells them, and nothing else may differ.
 func TestEncoderParity(t *testing.T) {
+	t.Parallel()
 	dir, err := NodeDir()
 	if err != nil {
 		t.Fatal(err)
@@ -60,10 +61,7 @@ func TestEncoderParity(t *testing.T) {
 			add(ev)
 		}
 	}
-	m, err := generator.Load("../../schema/events.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := schemaModel(t)
 	for _, s := range m.Events {
 		sample, err := generator.Sample(m, s.Name)
 		if err != nil {

@@ -121,7 +121,9 @@ func (r *recorder) Run(ctx context.Context, rc *server.RunContext[demo.State]) (
 // TestHTTPAgent runs the reference client's HttpAgent against the demo agent
 // over HTTP: the plain run, an interrupt and its resumption, a failure, and an
 // abort mid-stream. The client must print no warning and reject nothing, and
-// end with the expected messages, state and outcome.
+// end with the expected messages, state and outcome. It is the package's one
+// test that is not parallel: goleak must see only its own goroutines (the
+// parallel tests wait until the sequential ones are done).
 func TestHTTPAgent(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	dir, node := nodeDir(t)

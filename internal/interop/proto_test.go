@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
@@ -71,10 +72,7 @@ func protoEvents(t *testing.T) (names []string, docs [][]byte) {
 			add(fmt.Sprintf("stream %s#%d", filepath.Base(p), i), ev)
 		}
 	}
-	m, err := generator.Load("../../schema/events.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := schemaModel(t)
 	for _, s := range m.Events {
 		sample, err := generator.Sample(m, s.Name)
 		if err != nil {
@@ -185,6 +183,7 @@ func runNode(t *testing.T, dir, mode string, lines []string) []string {
 // reference's decode() reads our bytes back to equal JSON. With
 // -update-corpus it rewrites the byte corpus the agui package checks.
 func TestProtoParity(t *testing.T) {
+	t.Parallel()
 	dir, err := NodeDir()
 	if err != nil {
 		t.Fatal(err)
@@ -273,11 +272,27 @@ func sameEvent(t *testing.T, want, got []byte, dropped bool) bool {
 	return reflect.DeepEqual(a, b)
 }
 
+// loadSchema loads the repository's schema once for the whole package; the
+// model is only read.
+var loadSchema = sync.OnceValues(func() (*generator.Model, error) {
+	return generator.Load("../../schema/events.json")
+})
+
+// schemaModel returns the repository's schema, loaded once.
+func schemaModel(t *testing.T) *generator.Model {
+	t.Helper()
+	m, err := loadSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // optionalLists are the names of the schema's optional list members:
 // protobuf cannot tell them empty from absent (the reference decodes some
 // as [] and some as absent; we decode them all as absent).
 var optionalLists = func() map[string]bool {
-	m, err := generator.Load("../../schema/events.json")
+	m, err := loadSchema()
 	if err != nil {
 		panic(err)
 	}
@@ -327,6 +342,7 @@ func dropUncarried(v any, key string) any {
 // error here (protowire's "unexpected EOF"), where the reference's reader
 // reads on into the bytes that follow.
 func TestProtoDecodeDifferential(t *testing.T) {
+	t.Parallel()
 	dir, err := NodeDir()
 	if err != nil {
 		t.Fatal(err)

@@ -334,6 +334,7 @@ func normalWarning(w string) string {
 // state (byte for byte: member order included), the same pending interrupts
 // and the same warnings.
 func TestReducerParity(t *testing.T) {
+	t.Parallel()
 	n := 1500
 	if testing.Short() {
 		n = 200

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
@@ -92,36 +93,37 @@ func generated(n int, seed uint64) [][]agui.Event {
 		}
 		return b
 	}
-	accepts := func(events []agui.Event) bool {
-		var c verify.Client
-		for _, ev := range events {
-			if c.Observe(ev) != nil {
-				return false
-			}
-		}
-		return true
-	}
 	var out [][]agui.Event
 	for range n {
 		var stream []agui.Event
+		var p prefixCheck
 		if rng.UintN(20) != 0 {
 			stream = append(stream, Events(append([]byte{16}, draw()...))[0]) // RUN_STARTED
+			p.push(stream)
 		}
 		length := 1 + int(rng.UintN(32))
 		for len(stream) < length {
 			var pick agui.Event
+			accepted := false
 			for try := range 16 {
 				ev := Events(draw())[0]
 				if pick == nil {
 					pick = ev
 				}
-				if rng.UintN(12) == 0 || accepts(append(stream, ev)) {
+				if rng.UintN(12) == 0 {
 					pick = ev
+					break
+				}
+				if p.accepts(stream, ev) {
+					pick, accepted = ev, true
 					break
 				}
 				_ = try
 			}
 			stream = append(stream, pick)
+			if !accepted {
+				p.push(stream)
+			}
 		}
 		if rng.UintN(2) == 0 {
 			stream = append(stream, Events(append([]byte{17}, draw()...))[0]) // RUN_FINISHED
@@ -129,6 +131,59 @@ func generated(n int, seed uint64) [][]agui.Event {
 		out = append(out, stream)
 	}
 	return out
+}
+
+// prefixCheck answers whether our client profile accepts a stream prefix
+// followed by one more event, as a fresh verify.Client observing all of it
+// would, without observing the prefix again for every candidate: it keeps a
+// client that has observed the prefix, and observes the candidate on it. An
+// accepted candidate becomes part of the prefix (the caller appends it); a
+// rejected one spoils the client, which is rebuilt from the prefix when it
+// is next needed.
+type prefixCheck struct {
+	c        *verify.Client // has observed the prefix, or nil
+	rejected bool           // the prefix itself is rejected
+}
+
+// accepts reports whether prefix followed by ev is accepted. When it is, the
+// caller must append ev to the prefix before the next call.
+func (p *prefixCheck) accepts(prefix []agui.Event, ev agui.Event) bool {
+	if p.rejected {
+		return false
+	}
+	if p.c == nil {
+		p.c = new(verify.Client)
+		for _, e := range prefix {
+			if p.c.Observe(e) != nil {
+				panic("interop: an accepted prefix no longer verifies")
+			}
+		}
+	}
+	if p.c.Observe(ev) != nil {
+		p.c = nil
+		return false
+	}
+	return true
+}
+
+// push records that stream's last event was appended without accepts
+// approving it: the prefix is then accepted only if the client accepts that
+// event after the rest.
+func (p *prefixCheck) push(stream []agui.Event) {
+	if p.rejected {
+		return
+	}
+	if p.c == nil {
+		p.c = new(verify.Client)
+		for _, e := range stream[:len(stream)-1] {
+			if p.c.Observe(e) != nil {
+				panic("interop: an accepted prefix no longer verifies")
+			}
+		}
+	}
+	if p.c.Observe(stream[len(stream)-1]) != nil {
+		p.rejected, p.c = true, nil
+	}
 }
 
 type diffCase struct {
@@ -169,7 +224,8 @@ func conformanceCases(t *testing.T) []diffCase {
 // which the reference accepts (conformance stream
 // truncated-run-reported-as-completed); such streams compare as accepted.
 func TestVerifierParity(t *testing.T) {
-	cases := append(conformanceCases(t), generatedCases(t, 4000, 1)...)
+	t.Parallel()
+	cases := append(conformanceCases(t), differentialCases(t)...)
 	streams := make([][][]byte, len(cases))
 	for i, c := range cases {
 		streams[i] = c.docs
@@ -210,20 +266,35 @@ func TestVerifierParity(t *testing.T) {
 		len(cases), accepted, truncated, rejected, rules)
 }
 
-func generatedCases(t *testing.T, n int, seed uint64) []diffCase {
+// differentialCases are the generated streams TestVerifierParity and
+// TestChunkExpansionParity share (4000 from seed 1), built once: building
+// them verifies every candidate prefix, which is costly under -race. The
+// callers must not modify them.
+func differentialCases(t *testing.T) []diffCase {
+	t.Helper()
+	cases, err := sharedDifferential()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+var sharedDifferential = sync.OnceValues(func() ([]diffCase, error) { return generatedCases(4000, 1) })
+
+func generatedCases(n int, seed uint64) ([]diffCase, error) {
 	var cases []diffCase
 	for i, stream := range generated(n, seed) {
 		c := diffCase{name: fmt.Sprintf("generated-%d", i)}
 		for _, ev := range stream {
 			doc, err := ev.AppendJSON(nil)
 			if err != nil {
-				t.Fatalf("encode %T: %v", ev, err)
+				return nil, fmt.Errorf("encode %T: %v", ev, err)
 			}
 			c.docs = append(c.docs, doc)
 		}
 		cases = append(cases, c)
 	}
-	return cases
+	return cases, nil
 }
 
 // TestChunkExpansionParity compares package chunks with the reference's
@@ -232,8 +303,9 @@ func generatedCases(t *testing.T, n int, seed uint64) []diffCase {
 // through enforceEvents and transformChunks in Node. Both must deliver the
 // same events (equal as JSON) and fail, if at all, at the same input event.
 func TestChunkExpansionParity(t *testing.T) {
+	t.Parallel()
 	var cases []diffCase
-	for _, c := range append(conformanceCases(t), generatedCases(t, 4000, 1)...) {
+	for _, c := range append(conformanceCases(t), differentialCases(t)...) {
 		if bytes.Contains(bytes.Join(c.docs, nil), []byte("_CHUNK")) {
 			cases = append(cases, c)
 		}

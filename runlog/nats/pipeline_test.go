@@ -23,7 +23,7 @@ func newWindowLog(t testing.TB, url string, window int) (*natslog.Log, *nats.Con
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 5 * time.Second, Memory: true, Window: window})
+	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: steadyLease, Memory: true, Window: window})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestWindowLeaseLost(t *testing.T) {
 // log once its batch is acknowledged).
 func waitFor(t *testing.T, l *natslog.Log, run string, seq uint64) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) { // a hang guard
 		if info, err := l.Info(context.Background(), run); err == nil && info.Last >= seq {
 			return
 		}

@@ -174,8 +174,8 @@ func TestReattachOnOtherReplica(t *testing.T) {
 	natsURL := startNATS(t)
 	gate := make(chan struct{})
 	agent := gatedAgent(40, 9, gate)
-	a := newReplica(t, natsURL, "a", time.Second, agent)
-	b := newReplica(t, natsURL, "b", time.Second, agent)
+	a := newReplica(t, natsURL, "a", steadyLease, agent)
+	b := newReplica(t, natsURL, "b", steadyLease, agent)
 	// The response up to the gate is about 1 KiB: the cut falls before it.
 	proxy := tcpcut.New(t, 600, a.srv.Listener.Addr().String())
 	resp := (&replica{url: proxy.URL()}).post(t, "t", "r1")
@@ -199,8 +199,8 @@ func TestReattachOnOtherReplica(t *testing.T) {
 func TestClientReattachesToOtherReplica(t *testing.T) {
 	natsURL := startNATS(t)
 	agent := gatedAgent(300, -1, nil)
-	a := newReplica(t, natsURL, "a", time.Second, agent)
-	b := newReplica(t, natsURL, "b", time.Second, agent)
+	a := newReplica(t, natsURL, "a", steadyLease, agent)
+	b := newReplica(t, natsURL, "b", steadyLease, agent)
 	proxy := tcpcut.New(t, 4<<10, a.srv.Listener.Addr().String(), b.srv.Listener.Addr().String())
 	c, err := client.New(proxy.URL() + "/agent")
 	if err != nil {
@@ -235,12 +235,13 @@ func TestCancelThroughOtherReplica(t *testing.T) {
 		<-ctx.Done()
 		return server.Outcome{}, ctx.Err()
 	})
-	a := newReplica(t, natsURL, "a", time.Second, agent)
-	b := newReplica(t, natsURL, "b", time.Second, agent)
+	a := newReplica(t, natsURL, "a", steadyLease, agent)
+	b := newReplica(t, natsURL, "b", steadyLease, agent)
 	resp := a.post(t, "t", "r1")
 	defer resp.Body.Close()
 	<-started
 	t0 := time.Now()
+	stalled := stallProbe()
 	c, err := http.Post(b.url+"/agent/runs/r1/cancel", "application/json", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -250,10 +251,14 @@ func TestCancelThroughOtherReplica(t *testing.T) {
 		t.Fatalf("cancel: %d", c.StatusCode)
 	}
 	frames := readSSE(t, resp.Body, -1)
-	took := time.Since(t0)
-	t.Logf("cancel through B to the terminal event on A: %v", took)
-	if took > 100*time.Millisecond { // the bound issue 12 sets
-		t.Errorf("took %v", took)
+	took, stall := time.Since(t0), stalled()
+	t.Logf("cancel through B to the terminal event on A: %v, of which the process was stalled %v", took, stall)
+	// The bound issue 12 sets, on the time the process could run: a
+	// loaded machine's stalls are not the cancel's latency, while a cancel
+	// that waits for something (a lease renewal, a poll) waits idle and
+	// still fails.
+	if took-stall > 100*time.Millisecond {
+		t.Errorf("took %v, %v of it not stalled", took, took-stall)
 	}
 	last := frames[len(frames)-1].data
 	if !strings.Contains(last, `"outcome":{"type":"cancelled"}`) {
@@ -264,46 +269,51 @@ func TestCancelThroughOtherReplica(t *testing.T) {
 	}
 }
 
-// A dies mid-run: B's reader gets RUN_LOST within the lease time.
+// A dies mid-run: B's reader gets RUN_LOST within the lease time (three
+// leases, to leave room for the lease watch's period and the read). A B
+// slower than that on a loaded machine is tried again with longer leases.
 func TestOwnerDiesMidRun(t *testing.T) {
-	natsURL := startNATS(t)
-	const lease = 300 * time.Millisecond
-	gate := make(chan struct{})
-	defer close(gate) // lets A's agent return (its emits fail) so nothing leaks
-	agent := gatedAgent(10, 2, gate)
-	la, ncA := newLog(t, natsURL, lease)
-	ha := server.NewHandler(agent, server.WithDurableRuns(la, server.AllowAll, server.WithDetach(time.Minute)))
-	muxA := http.NewServeMux()
-	muxA.Handle("/agent", ha)
-	srvA := httptest.NewServer(muxA)
-	defer srvA.Close()
-	a := &replica{url: srvA.URL}
-	b := newReplica(t, natsURL, "b", lease, agent)
+	scaled(t, func(t *testing.T, k time.Duration) string {
+		natsURL := startNATS(t)
+		lease := 300 * time.Millisecond * k
+		gate := make(chan struct{})
+		defer close(gate) // lets A's agent return (its emits fail) so nothing leaks
+		agent := gatedAgent(10, 2, gate)
+		la, ncA := newLog(t, natsURL, lease)
+		ha := server.NewHandler(agent, server.WithDurableRuns(la, server.AllowAll, server.WithDetach(time.Minute)))
+		muxA := http.NewServeMux()
+		muxA.Handle("/agent", ha)
+		srvA := httptest.NewServer(muxA)
+		defer srvA.Close()
+		a := &replica{url: srvA.URL}
+		b := newReplica(t, natsURL, "b", lease, agent)
 
-	resp := a.post(t, "t", "r1")
-	head := readSSE(t, resp.Body, 3)
-	resp.Body.Close()
-	t0 := time.Now()
-	srvA.CloseClientConnections()
-	ncA.Close() // A is gone from NATS: no renewals, no appends
-	resp = b.events(t, "r1", head[len(head)-1].id)
-	defer resp.Body.Close()
-	tail := readSSE(t, resp.Body, -1)
-	took := time.Since(t0)
-	t.Logf("B ended the run as lost %v after A died (lease %v)", took, lease)
-	if took > 3*lease {
-		t.Errorf("took %v, lease %v", took, lease)
-	}
-	whole := append(head, tail...)
-	last := whole[len(whole)-1].data
-	if !strings.Contains(last, `"code":"RUN_LOST"`) {
-		t.Fatalf("last event %s", last)
-	}
-	for i, f := range whole {
-		if f.id != strconv.Itoa(i+1) {
-			t.Fatalf("frame %d id %q", i, f.id)
+		resp := a.post(t, "t", "r1")
+		head := readSSE(t, resp.Body, 3)
+		resp.Body.Close()
+		t0 := time.Now()
+		srvA.CloseClientConnections()
+		ncA.Close() // A is gone from NATS: no renewals, no appends
+		resp = b.events(t, "r1", head[len(head)-1].id)
+		defer resp.Body.Close()
+		tail := readSSE(t, resp.Body, -1)
+		took := time.Since(t0)
+		t.Logf("B ended the run as lost %v after A died (lease %v)", took, lease)
+		whole := append(head, tail...)
+		last := whole[len(whole)-1].data
+		if !strings.Contains(last, `"code":"RUN_LOST"`) {
+			t.Fatalf("last event %s", last)
 		}
-	}
+		for i, f := range whole {
+			if f.id != strconv.Itoa(i+1) {
+				t.Fatalf("frame %d id %q", i, f.id)
+			}
+		}
+		if took > 3*lease {
+			return fmt.Sprintf("B took %v to end the run, over 3 leases of %v", took, lease)
+		}
+		return ""
+	})
 }
 
 // 200 runs (40 under the race detector) across both replicas; a fifth of the clients are cut and
@@ -316,8 +326,8 @@ func TestManyRunsCutAndReattached(t *testing.T) {
 	natsURL := startNATS(t)
 	agent := gatedAgent(20, -1, nil)
 	reps := []*replica{
-		newReplica(t, natsURL, "a", 2*time.Second, agent),
-		newReplica(t, natsURL, "b", 2*time.Second, agent),
+		newReplica(t, natsURL, "a", steadyLease, agent),
+		newReplica(t, natsURL, "b", steadyLease, agent),
 	}
 	const runs = manyRuns
 	// Every fifth run goes through a proxy that resets its connection

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
@@ -15,7 +14,7 @@ import (
 // sequences have holes, as they do on a log many runs share.
 func TestReadStartsAtCursor(t *testing.T) {
 	const n = 10_000
-	l, _ := newLog(t, startNATS(t), 5*time.Second)
+	l, _ := newLog(t, startNATS(t), steadyLease)
 	ctx := context.Background()
 	w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "long", Owner: "a"})
 	if err != nil {
@@ -75,7 +74,7 @@ func TestReadStartsAtCursor(t *testing.T) {
 // A run that had the stream to itself is found by one probe, wherever the
 // read starts.
 func TestSeekAloneOneProbe(t *testing.T) {
-	l, _ := newLog(t, startNATS(t), 5*time.Second)
+	l, _ := newLog(t, startNATS(t), steadyLease)
 	w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "alone", Owner: "a"})
 	if err != nil {
 		t.Fatal(err)

@@ -98,11 +98,13 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// TestSlowIsCancellable: cancelling a slow run stops it at the next word.
+// It counts words, not time: a run that went on after the cancel (to its
+// thousandth word, ten seconds on) shows as words however fast the machine.
 func TestSlowIsCancellable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	agent := demo.NewAgent(demo.Config{SlowDelay: 10 * time.Millisecond, SlowWords: 1000})
-	start := time.Now()
 	var last agui.Event
 	n := 0
 	for ev := range server.Run(ctx, agent, userInput("slow")) {
@@ -116,8 +118,10 @@ func TestSlowIsCancellable(t *testing.T) {
 	if e, ok := last.(*agui.RunError); !ok || *e.Code != "CANCELLED" {
 		t.Fatalf("last event %#v, want RUN_ERROR CANCELLED", last)
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("cancelling took %v", d)
+	// The agent may have passed its pause before it saw the cancel: then
+	// it says one word more.
+	if n > 4 {
+		t.Fatalf("the run said %d words, %d after it was cancelled", n, n-3)
 	}
 }
 
