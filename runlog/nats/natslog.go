@@ -581,7 +581,16 @@ func (l *Log) lastWithin(ctx context.Context, runID string) (*jetstream.RawStrea
 // stream sequence to start again from.
 func (l *Log) behind(ctx context.Context, runID string, after uint64) (start uint64, behind bool, err error) {
 	first, last, err := l.ends(ctx, runID)
-	if err != nil || last == nil || seqOf(last.Header) <= after {
+	if err == nil && last == nil {
+		// Nothing kept at all: a live run that has sent nothing yet, or
+		// one whose events expired while the read was starting, which
+		// would otherwise wait for events that never come.
+		if _, _, _, err := l.info(ctx, runID); errors.Is(err, runlog.ErrExpired) || errors.Is(err, runlog.ErrNotFound) {
+			return 0, false, err
+		}
+		return 0, false, nil
+	}
+	if err != nil || seqOf(last.Header) <= after {
 		// Nothing newer (or the stream cannot say now): keep waiting.
 		return 0, false, nil
 	}
