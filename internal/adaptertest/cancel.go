@@ -7,13 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/sse"
+	"github.com/agui-go/sdk/internal/stall"
 )
 
 // recorder reports how each run's agent returned.
@@ -31,7 +31,7 @@ func (r *recorder) Run(ctx context.Context, rc *server.Stateless) (server.Outcom
 // Cancellation serves inner, posts input to it and goes away once text
 // streams: the request to the provider, r (which must hold its response
 // open), must end within 100 ms of the time the process could run (a loaded
-// machine's stalls do not count, see stallProbe), and the agent must return
+// machine's stalls do not count, see stall.Probe), and the agent must return
 // cancelled by the client's disconnect.
 func Cancellation(t testing.TB, r *Replay, inner server.Agent[server.NoState], input string) {
 	t.Helper()
@@ -57,7 +57,7 @@ func Cancellation(t testing.TB, r *Replay, inner server.Agent[server.NoState], i
 		}
 	}
 	abort := time.Now()
-	stalled := stallProbe()
+	stalled := stall.Probe()
 	cancel()
 	select {
 	case seen := <-r.Aborted:
@@ -79,45 +79,4 @@ func Cancellation(t testing.TB, r *Replay, inner server.Agent[server.NoState], i
 		t.Fatal("the agent did not return")
 	}
 	io.Copy(io.Discard, resp.Body)
-}
-
-// stallProbe measures, from its start until its stop function is called,
-// how long this process was kept from running: a goroutine sleeps a
-// millisecond at a time, and what it oversleeps beyond a small margin is
-// time nothing of the process could run (a loaded machine) or every P was
-// busy. A latency bound subtracts it: an idle wait in the code under test
-// (what such a bound is there to catch) does not stall the probe.
-func stallProbe() (stop func() time.Duration) {
-	const tick, margin = time.Millisecond, 2 * time.Millisecond
-	done := make(chan struct{})
-	type span struct{ from, to time.Time }
-	var stalls []span
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			t0 := time.Now()
-			time.Sleep(tick)
-			if t1 := time.Now(); t1.Sub(t0)-tick > margin {
-				stalls = append(stalls, span{t0.Add(tick), t1})
-			}
-		}
-	})
-	return func() time.Duration {
-		end := time.Now()
-		close(done)
-		wg.Wait()
-		var stalled time.Duration
-		for _, s := range stalls { // the last may run past the end
-			if s.to.After(end) {
-				s.to = end
-			}
-			stalled += max(s.to.Sub(s.from), 0)
-		}
-		return stalled
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/internal/stall"
 	"github.com/agui-go/sdk/internal/tcpcut"
 	"github.com/agui-go/sdk/verify"
 )
@@ -241,7 +242,7 @@ func TestCancelThroughOtherReplica(t *testing.T) {
 	defer resp.Body.Close()
 	<-started
 	t0 := time.Now()
-	stalled := stallProbe()
+	stalled := stall.Probe()
 	c, err := http.Post(b.url+"/agent/runs/r1/cancel", "application/json", nil)
 	if err != nil {
 		t.Fatal(err)

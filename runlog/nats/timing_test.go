@@ -2,7 +2,6 @@ package natslog_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 )
@@ -34,45 +33,4 @@ func scaled(t *testing.T, attempt func(t *testing.T, k time.Duration) (slow stri
 		t.Logf("at %d× its durations: %s; again at a larger scale", k, slow)
 	}
 	t.Fatal("the machine was too slow for the test even at 16× its durations")
-}
-
-// stallProbe measures, from its start until its stop function is called,
-// how long this process was kept from running: a goroutine sleeps a
-// millisecond at a time, and what it oversleeps beyond a small margin is
-// time nothing of the process could run (a loaded machine) or every P was
-// busy. A test that bounds a latency subtracts it: an idle wait in the code
-// under test (the bug such a bound catches) does not stall the probe.
-func stallProbe() (stop func() time.Duration) {
-	const tick, margin = time.Millisecond, 2 * time.Millisecond
-	done := make(chan struct{})
-	type span struct{ from, to time.Time }
-	var stalls []span
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			t0 := time.Now()
-			time.Sleep(tick)
-			if t1 := time.Now(); t1.Sub(t0)-tick > margin {
-				stalls = append(stalls, span{t0.Add(tick), t1})
-			}
-		}
-	})
-	return func() time.Duration {
-		end := time.Now()
-		close(done)
-		wg.Wait()
-		var stalled time.Duration
-		for _, s := range stalls { // the last may run past the end
-			if s.to.After(end) {
-				s.to = end
-			}
-			stalled += max(s.to.Sub(s.from), 0)
-		}
-		return stalled
-	}
 }
