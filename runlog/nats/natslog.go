@@ -442,7 +442,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				return
 			}
 		}
-		defer func() { shut() }()
+		defer shut() // shut reads cons and msgs when it runs: the last consumer is the one dropped
 		for {
 			nctx, cancel := context.WithTimeout(ctx, readerStall)
 			msg, err := msgs.Next(jetstream.NextContext(nctx))

@@ -285,16 +285,16 @@ func (r *memRun) Append(data []byte, terminal bool) (uint64, error) {
 		r.log.reclaim(r)
 	}
 	if terminal && err == nil {
-		r.log.ended1(r)
+		r.log.runEnded(r)
 	}
 	return seq, err
 }
 
-// ended1 is the log's part of a run's end: the run becomes the most
+// runEnded is the log's part of a run's end: the run becomes the most
 // recently used (an ended run's age counts from its end, so a long run is
 // not the first one forgotten the moment it ends), and ended runs past
 // MaxRuns are forgotten.
-func (m *Memory) ended1(r *memRun) {
+func (m *Memory) runEnded(r *memRun) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.runs[r.info.RunID] == r {
