@@ -25,12 +25,21 @@ type MemoryOptions struct {
 	MaxEvents int
 	MaxBytes  int
 	// MaxTotalBytes bounds the memory the kept events of all runs take
-	// together (counted in the chunks that hold them, see [Memory.Bytes]).
-	// Past it, least recently used ended runs are forgotten; if the live
-	// runs alone take more, a run that needs more memory drops its own
-	// oldest events instead, and a reader that still needs them gets
-	// ErrExpired. Default 256 MiB. Each run may also keep up to 128 KiB of
-	// emptied chunks for reuse, which the bound does not count.
+	// together: the chunks that hold their bytes and the blocks that index
+	// them, including those a run keeps for reuse ([Memory.Bytes]). Past
+	// it, least recently used ended runs are forgotten; if the live runs
+	// alone take more, a run that needs more memory gives up its spares and
+	// drops its own oldest events, and a reader that still needs them gets
+	// ErrExpired. Default 256 MiB.
+	//
+	// A live run always keeps its newest events: the chunk it writes in
+	// (4 KiB growing to 64 KiB, or one event's size when that is larger)
+	// and one block of 512 spans (6 KiB), and a run that does not grow
+	// keeps what it has. So Bytes stays under the bound plus the live
+	// runs' floors (at most 70 KiB each for events up to 64 KiB): 1,000
+	// live runs may take 70 MiB beyond the bound. The server bounds live
+	// runs with WithMaxConcurrentRuns. The Go heap holding all this is
+	// larger still by the garbage collector's headroom (GOGC).
 	MaxTotalBytes int64
 	// TTL is how long an ended run stays readable. Default 10 minutes.
 	TTL time.Duration
@@ -293,7 +302,7 @@ func (r *memRun) Append(data []byte, terminal bool) (uint64, error) {
 // runEnded is the log's part of a run's end: the run becomes the most
 // recently used (an ended run's age counts from its end, so a long run is
 // not the first one forgotten the moment it ends), and ended runs past
-// MaxRuns are forgotten.
+// MaxRuns or MaxTotalBytes are forgotten.
 func (m *Memory) runEnded(r *memRun) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -301,6 +310,11 @@ func (m *Memory) runEnded(r *memRun) {
 		m.lru.MoveToFront(r.elem)
 	}
 	m.evictLocked()
+	// Ended runs the live ones crowded past the total (a live run at its
+	// floor keeps what it has) are forgotten as they end, not only when a
+	// run next grows.
+	limit := m.opts.MaxTotalBytes
+	m.forgetEndedLocked(r, func() bool { return m.held.Load() > limit })
 }
 
 // append is Append under the run's lock; grew reports that the run took
@@ -323,8 +337,11 @@ func (r *memRun) append(data []byte, terminal bool) (seq uint64, grew bool, err 
 		r.store.drop(r.info.First)
 		r.info.First++
 	}
+	if terminal {
+		r.store.shed() // it appends no more: its spares are of no use
+	}
 	if d := r.store.held - held; d != 0 {
-		r.log.held.Add(int64(d)) // only when a chunk came or went
+		r.log.held.Add(int64(d)) // only when a chunk or block came or went
 	}
 	if terminal {
 		r.info.Ended = true
@@ -360,6 +377,7 @@ func (m *Memory) reclaim(r *memRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	held := r.store.held
+	r.store.shed()
 	for r.info.Last > r.info.First && r.store.chunks.len() > 1 && m.held.Load()-int64(held-r.store.held) > limit {
 		r.store.drop(r.info.First)
 		r.info.First++

@@ -41,6 +41,11 @@ var (
 	// ErrLeaseLost: the writer no longer owns the run (another replica
 	// declared it lost).
 	ErrLeaseLost = errors.New("runlog: lease lost")
+	// ErrUnavailable: the backend could not be reached for longer than a
+	// run or a reader waits out an outage (HTTP 503). A writer that fails
+	// with it ends its run with RUN_ERROR code RUN_LOG_UNAVAILABLE once the
+	// backend is back; a reader that fails with it may be tried again.
+	ErrUnavailable = errors.New("runlog: run log unavailable")
 )
 
 // Info describes a run.
@@ -103,6 +108,15 @@ type Writer interface {
 	// Close releases the lease. A writer closed before its terminal event
 	// leaves the run to be declared lost by the backend.
 	Close() error
+}
+
+// RemoteReaders is implemented by a [Writer] whose log is shared by
+// replicas and can tell how many readers follow the run through the other
+// replicas ([Log.Read] there). The server counts the readers it serves
+// itself; with these it does not cancel a detached run ([WithDetach] in
+// package server) that a client follows elsewhere.
+type RemoteReaders interface {
+	RemoteReaders() int
 }
 
 // NewRunID returns a fresh run id with 128 bits from crypto/rand, for

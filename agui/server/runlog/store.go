@@ -1,5 +1,7 @@
 package runlog
 
+import "unsafe"
+
 // store holds one run's kept events for [Memory]. Appending is on every
 // emit path of a durable run, so it is built to cost a copy of the event's
 // bytes and a few stores once the run has warmed up: no allocation, no
@@ -20,8 +22,9 @@ type store struct {
 	chunks fifo[[]byte]
 	chunk0 uint32
 	bytes  int // bytes of the kept events
-	// held is the capacity of the chunks in the queue: the memory the
-	// kept events take, which [Memory] adds up across runs.
+	// held is the memory the store owns: the capacity of its chunks and
+	// the size of its span blocks, in the queues and kept as spares. It is
+	// what [Memory] adds up across runs and bounds.
 	held int
 
 	spareBlocks []*spanBlock
@@ -57,9 +60,7 @@ func (s *store) add(seq uint64, data []byte) {
 	}
 	cur := s.chunks.len() - 1
 	if cur < 0 || len(*s.chunks.at(cur))+len(data) > cap(*s.chunks.at(cur)) {
-		c := s.newChunk(len(data))
-		s.held += cap(c)
-		s.chunks.push(c)
+		s.chunks.push(s.newChunk(len(data)))
 		cur++
 	}
 	c := s.chunks.at(cur)
@@ -90,11 +91,28 @@ func (s *store) drop(first uint64) {
 		s.block0++
 	}
 	for s.span(next).chunk > s.chunk0 {
-		c := s.chunks.pop()
-		s.held -= cap(c)
-		s.recycleChunk(c)
+		s.recycleChunk(s.chunks.pop())
 		s.chunk0++
 	}
+}
+
+// blockBytes is the memory of one span block.
+const blockBytes = int(unsafe.Sizeof(spanBlock{}))
+
+// shed gives the spare chunks and blocks back to the pools.
+func (s *store) shed() {
+	for _, c := range s.spareChunks {
+		s.held -= cap(c)
+		putChunk(c)
+	}
+	clear(s.spareChunks)
+	s.spareChunks = s.spareChunks[:0]
+	for _, b := range s.spareBlocks {
+		s.held -= blockBytes
+		blockPool.Put(b)
+	}
+	clear(s.spareBlocks)
+	s.spareBlocks = s.spareBlocks[:0]
 }
 
 func (s *store) newBlock() *spanBlock {
@@ -103,13 +121,17 @@ func (s *store) newBlock() *spanBlock {
 		s.spareBlocks = s.spareBlocks[:n-1]
 		return b
 	}
+	s.held += blockBytes
 	return blockPool.Get().(*spanBlock)
 }
 
 func (s *store) recycleBlock(b *spanBlock) {
 	if len(s.spareBlocks) < maxSpares {
 		s.spareBlocks = append(s.spareBlocks, b)
+		return
 	}
+	s.held -= blockBytes
+	blockPool.Put(b)
 }
 
 // newChunk returns an empty chunk with room for at least n bytes: a spare
@@ -119,8 +141,15 @@ func (s *store) newChunk(n int) []byte {
 	if k := len(s.spareChunks); k > 0 && n <= chunkSize {
 		c := s.spareChunks[k-1]
 		s.spareChunks = s.spareChunks[:k-1]
-		return c
+		return c // counted in held already
 	}
+	c := s.freshChunk(n)
+	s.held += cap(c)
+	return c
+}
+
+// freshChunk is newChunk when no spare will do.
+func (s *store) freshChunk(n int) []byte {
 	size := firstChunk
 	if k := s.chunks.len(); k > 0 {
 		// Twice the last, rounded up to a class: the last chunk may be
@@ -140,7 +169,10 @@ func (s *store) newChunk(n int) []byte {
 func (s *store) recycleChunk(c []byte) {
 	if cap(c) == chunkSize && len(s.spareChunks) < maxSpares {
 		s.spareChunks = append(s.spareChunks, c[:0])
+		return
 	}
+	s.held -= cap(c)
+	putChunk(c)
 }
 
 // fifo is a queue that reuses its array: once it has grown to its working
