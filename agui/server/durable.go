@@ -58,7 +58,9 @@ type DurableOption func(*durableConfig)
 // a client that reattaches within it (GET …/runs/{runId}/events) gets the
 // rest. With no reader after the grace the run is cancelled
 // ([ErrDetachExpired]). Without this option a run is cancelled as soon as its
-// last reader on this replica leaves, as without durable runs.
+// last reader leaves, as without durable runs. Readers on other replicas
+// count as readers when the log can tell of them ([runlog.RemoteReaders]:
+// the NATS log can): the grace starts when the last reader anywhere left.
 func WithDetach(grace time.Duration) DurableOption {
 	return func(c *durableConfig) { c.grace = grace }
 }
@@ -90,6 +92,10 @@ type liveRun struct {
 	done    chan struct{} // closed when the agent returned and the log has the terminal event
 	readers int           // under durableConfig.mu
 	timer   *time.Timer   // the grace timer while nobody reads
+	// remote counts the readers on other replicas (nil: the log cannot
+	// tell); idle is when the last reader anywhere was last seen.
+	remote runlog.RemoteReaders
+	idle   time.Time
 	// slot is set (under durableConfig.mu) when the run holds a slot of
 	// WithMaxConcurrentRuns of its own: it outlived the POST that started
 	// it, whose slot it took over.
@@ -341,11 +347,42 @@ func (d *durableConfig) detach(runID string, ended bool, cause error) {
 	if lr.readers--; lr.readers > 0 || ended {
 		return
 	}
-	if d.grace <= 0 {
+	lr.idle = time.Now()
+	wait := d.grace
+	if d.grace > 0 {
+		cause = ErrDetachExpired
+	} else if lr.remote == nil || lr.remote.RemoteReaders() == 0 {
 		lr.cancel(cause)
 		return
+	} else {
+		wait = remoteCheck // followed elsewhere: cancelled once nobody does
 	}
-	lr.timer = time.AfterFunc(d.grace, func() { lr.cancel(ErrDetachExpired) })
+	lr.timer = time.AfterFunc(wait, func() { d.expire(lr, cause) })
+}
+
+// remoteCheck is how often a run nobody reads on this replica is checked
+// for readers on the others, once its grace is over.
+const remoteCheck = time.Second
+
+// expire ends the grace of a run nobody reads here: it is cancelled with
+// cause unless a reader attached here meanwhile, or readers follow it on
+// other replicas, in which case the grace starts again when they are gone.
+func (d *durableConfig) expire(lr *liveRun, cause error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if lr.readers > 0 || lr.timer == nil {
+		return
+	}
+	if lr.remote != nil && lr.remote.RemoteReaders() > 0 {
+		lr.idle = time.Now()
+		lr.timer = time.AfterFunc(remoteCheck, func() { d.expire(lr, cause) })
+		return
+	}
+	if left := d.grace - time.Since(lr.idle); left > 0 {
+		lr.timer = time.AfterFunc(left, func() { d.expire(lr, cause) })
+		return
+	}
+	lr.cancel(cause)
 }
 
 // serveDurable starts a run whose events go to the log, and streams it to
@@ -399,6 +436,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	runner := newRunner(parent, h.agent, input, h.cfg.run)
 	runner.state = state
 	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
+	lr.remote, _ = lw.(runlog.RemoteReaders)
 	d.mu.Lock()
 	d.live[input.RunID] = lr
 	d.mu.Unlock()

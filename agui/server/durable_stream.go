@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -39,8 +40,16 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encod
 	var proto []byte
 	for e, err := range d.log.Read(ctx, runID, after) {
 		if err != nil {
-			return false // the client left, or the log dropped what it needed next
+			if ctx.Err() == nil {
+				// The log failed this reader, not the client: the stream
+				// still ends with a terminal event, so that the client
+				// learns why, rather than a cut it cannot tell from a
+				// network fault.
+				endUnfollowed(out, enc, runID, after, err, cfg)
+			}
+			return false
 		}
+		after = e.Seq
 		if enc == encodingProtobuf {
 			if proto, err = protoFrame(proto[:0], e.Data); err != nil {
 				cfg.run.logger.Error("agui/server: a logged event does not frame as protobuf; the stream ends here",
@@ -59,6 +68,29 @@ func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encod
 		}
 	}
 	return false
+}
+
+// endUnfollowed ends a reader's stream whose log read failed with RUN_ERROR
+// code RUN_LOG_UNAVAILABLE. The event is not in the log (in SSE it carries
+// no id): the run may still be going on, and its message says from which
+// event to reattach.
+func endUnfollowed(out *streamWriter, enc encoding, runID string, after uint64, err error, cfg *handlerConfig) {
+	cfg.run.logger.Warn("agui/server: the run log failed a reader; its stream ends with RUN_LOG_UNAVAILABLE",
+		"run_id", runID, "after", after, "error", err)
+	ev := agui.NewRunError(fmt.Sprintf("this stream stopped following the run: %v; the run may go on: reattach after event %d (Last-Event-ID: %d)", err, after, after))
+	code := string(agui.CodeRunLogUnavailable)
+	ev.Code = &code
+	data, _ := ev.AppendJSON(nil)
+	if enc == encodingProtobuf {
+		frame, ferr := protoFrame(nil, data)
+		if ferr != nil {
+			return
+		}
+		data = frame
+	} else {
+		data = append(append([]byte("data: "), data...), "\n\n"...)
+	}
+	_ = out.add(0, data, true)
 }
 
 // readContext is the context a reader of run runID follows the log under:
