@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agui-go/sdk/agui/server/runlog"
+	natslog "github.com/agui-go/sdk/runlog/nats"
 )
 
 // Run ids of any length and content: an id's bytes once became a subject
@@ -184,4 +185,76 @@ func oneRead(l runlog.Log, i int) error {
 		return errors.New("a live read ended without its context's error")
 	}
 	return nil
+}
+
+// A log that loses messages it acknowledged (a single nats-server killed
+// before it wrote them to disk: it syncs every two minutes by default)
+// leaves the owner's own earlier message where it expects its latest. The
+// owner must not take that for another replica's append, which would leave
+// the run with no end: its Append fails with ErrUnavailable, and Close ends
+// the run with RUN_LOG_UNAVAILABLE numbered after the last event it
+// appended, so that a reader that got the lost events gets the end too.
+func TestLogThatLostAcknowledgedEvents(t *testing.T) {
+	url := startNATS(t)
+	l, nc := newLog(t, url, 5*time.Second)
+	ctx := context.Background()
+	w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "r", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamSeqs []uint64
+	js, _ := jetstream.New(nc)
+	st, err := js.Stream(ctx, "AGUI_RUNLOG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := w.Append([]byte(fmt.Sprintf(`{"n":%d}`, i+1)), false); err != nil {
+			t.Fatal(err)
+		}
+		m, err := st.GetLastMsgForSubject(ctx, natslog.EventSubject("r"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamSeqs = append(streamSeqs, m.Sequence)
+	}
+	follower := make(chan []runlog.Entry, 1)
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second) // a hang guard
+	defer cancel()
+	got5 := make(chan struct{})
+	go func() {
+		var got []runlog.Entry
+		for e, err := range l.Read(rctx, "r", 0) {
+			if err != nil {
+				break
+			}
+			got = append(got, e)
+			if e.Seq == 5 {
+				close(got5)
+			}
+		}
+		follower <- got
+	}()
+	<-got5
+	for _, seq := range streamSeqs[3:] { // events 4 and 5 are lost
+		if err := st.DeleteMsg(ctx, seq); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.Append([]byte(`{"n":6}`), false); !errors.Is(err, runlog.ErrUnavailable) {
+		t.Fatalf("an append after the log lost events: %v, want ErrUnavailable", err)
+	}
+	w.Close()
+	got := <-follower
+	if n := len(got); n != 6 || got[5].Seq != 6 || !got[5].Terminal || !strings.Contains(string(got[5].Data), `"code":"RUN_LOG_UNAVAILABLE"`) {
+		t.Fatalf("the follower got %d entries, the last %+v", n, got[n-1])
+	}
+	all, err := read(t, l, "r", 0)
+	if err != nil || len(all) != 4 || all[3].Seq != 6 || !strings.Contains(string(all[3].Data), "lost events from 4 on") {
+		t.Fatalf("the log now: %d entries, %v: %q", len(all), err, all[len(all)-1].Data)
+	}
+	info, err := l.Info(ctx, "r")
+	if err != nil || !info.Ended || info.Last != 6 {
+		t.Fatalf("info %+v, %v", info, err)
+	}
 }

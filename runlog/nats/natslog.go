@@ -11,8 +11,15 @@
 // events expired answers ErrExpired rather than ErrNotFound; another holds
 // the leases (<prefix>_LEASE), renewed by the owner every third of the lease
 // time. A read starts at the stream sequence of the first event it wants. A
-// cancel is a core NATS message on <prefix>.cancel.<run>, which only the
-// owner listens to.
+// cancel is a core NATS message on <prefix>.cancel.<key>, which only the
+// owner listens to; a read of a live run beats on <prefix>.readers.<key>
+// every second, so that the owner counts readers on every replica
+// (runlog.RemoteReaders). Use one Log per replica: the owner counts only
+// the reads of other Logs.
+//
+// An outage (NATS down, a cluster between leaders) is waited out for up to
+// Options.MaxOutage: appends are tried again and emits wait; past it the
+// run is stopped and ended with RUN_LOG_UNAVAILABLE once NATS is back.
 //
 // Every append carries the run's sequence in a header and expects the run's
 // previous message to be the last one on its subject, so a replica that
@@ -80,6 +87,16 @@ type Options struct {
 	// fails fails every later Append. 0 (the default): one acknowledged
 	// publish per event. Needs nats-server 2.12 or later.
 	Window int
+	// MaxOutage is how long a run waits out a log it cannot reach (NATS
+	// down or restarting, a cluster between leaders): its appends are
+	// tried again meanwhile, and the agent's emits wait for them. A run
+	// that cannot append for longer is stopped (its appends fail with
+	// runlog.ErrUnavailable) and its owner ends its log with RUN_ERROR
+	// code RUN_LOG_UNAVAILABLE as soon as NATS is back. A reader waits a
+	// lease longer before it gives up with runlog.ErrUnavailable (the
+	// server then ends its client's stream with that code). Default 1
+	// minute.
+	MaxOutage time.Duration
 }
 
 // Log is a JetStream run log. Close stops its background work.
@@ -91,10 +108,24 @@ type Log struct {
 	meta   jetstream.KeyValue
 	lease  jetstream.KeyValue
 	subj   string // subject prefix, lower case
+	id     string // this Log's, so that its owners tell its reads from other replicas'
 
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
+
+	// ctx ends at Close: it stops the writers that went on trying to end
+	// their runs after an outage (see writer.finishLater), tracked by
+	// finishing.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	finishing sync.WaitGroup
+
+	// contact is when the lease watch last regained contact with the
+	// lease bucket (zero while it has none): it judges no lease until it
+	// has had contact for a whole lease time, so that after an outage the
+	// owners, cut off as it was, get to renew theirs first.
+	contact time.Time
 
 	// delivered counts the messages every Read received from JetStream,
 	// and probes seek's direct gets, so that tests can see how much of a
@@ -102,7 +133,10 @@ type Log struct {
 	delivered, probes atomic.Uint64
 }
 
-var _ runlog.Log = (*Log)(nil)
+var (
+	_ runlog.Log           = (*Log)(nil)
+	_ runlog.RemoteReaders = (*writer)(nil)
+)
 
 // New creates (or joins) the stream and buckets on nc and starts watching
 // for lost runs. nc stays the caller's.
@@ -119,11 +153,16 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if opts.Remember <= 0 {
 		opts.Remember = opts.TTL
 	}
+	if opts.MaxOutage <= 0 {
+		opts.MaxOutage = defaultMaxOutage
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
 	}
 	l := &Log{nc: nc, js: js, opts: opts, subj: lowerToken(opts.Prefix), stop: make(chan struct{}), done: make(chan struct{})}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.id = runlog.NewRunID()
 	storage := jetstream.FileStorage
 	if opts.Memory {
 		storage = jetstream.MemoryStorage
@@ -180,8 +219,12 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 // Close stops watching for lost runs. Writers still open keep working until
 // their connection goes.
 func (l *Log) Close() {
-	l.once.Do(func() { close(l.stop) })
+	l.once.Do(func() {
+		close(l.stop)
+		l.cancel()
+	})
 	<-l.done
+	l.finishing.Wait()
 }
 
 func lowerToken(s string) string {
@@ -236,6 +279,9 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 		// The description keeps the id in JSON, which would change it.
 		return nil, errors.New("natslog: run id is not valid UTF-8")
 	}
+	if err := l.reachable(); err != nil {
+		return nil, err
+	}
 	m := meta{ThreadID: info.ThreadID, RunID: info.RunID, Owner: info.Owner, Started: time.Now()}
 	data, _ := json.Marshal(m)
 	if _, err := l.meta.Create(ctx, key(info.RunID), data); err != nil {
@@ -256,7 +302,7 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 		forget()
 		return nil, err
 	}
-	w := &writer{l: l, meta: m, metaAt: time.Now(), runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &writer{l: l, id: runlog.NewRunID(), meta: m, metaAt: time.Now(), runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	sub, err := l.nc.Subscribe(l.cancelSubject(info.RunID), func(msg *nats.Msg) {
 		w.cancelOnce.Do(func() {
 			w.reason = string(msg.Data)
@@ -269,11 +315,18 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 		return nil, err
 	}
 	w.sub = sub
+	w.readers.self = l.id
+	if w.beats, err = l.nc.Subscribe(l.readersSubject(info.RunID), w.readers.heard); err != nil {
+		_ = sub.Unsubscribe()
+		forget()
+		return nil, err
+	}
 	fctx, cancel := context.WithTimeout(ctx, l.opts.Lease)
 	err = l.nc.FlushWithContext(fctx)
 	cancel()
 	if err != nil {
 		_ = sub.Unsubscribe()
+		_ = w.beats.Unsubscribe()
 		forget()
 		return nil, err
 	}
@@ -300,6 +353,9 @@ func seqOf(h nats.Header) uint64 {
 
 // Info implements [runlog.Log].
 func (l *Log) Info(ctx context.Context, runID string) (runlog.Info, error) {
+	if err := l.reachable(); err != nil {
+		return runlog.Info{}, err
+	}
 	info, _, _, err := l.info(ctx, runID)
 	return info, err
 }
@@ -367,6 +423,9 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 		if info.Ended && after == info.Last {
 			return
 		}
+		if !info.Ended {
+			defer l.announce(runID)()
+		}
 		if last != nil && after+1 < info.First {
 			yield(runlog.Entry{}, fmt.Errorf("%w: events before %d were dropped", runlog.ErrExpired, info.First))
 			return
@@ -414,6 +473,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			cons, err = l.stream.OrderedConsumer(octx, cfg)
 			cancel()
 			if err != nil {
+				cons = nil
 				return err
 			}
 			// Short pulls with a heartbeat every second: when the server
@@ -423,12 +483,21 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			msgs, err = cons.Messages(jetstream.PullExpiry(5*time.Second), jetstream.PullHeartbeat(time.Second))
 			if err != nil {
 				l.dropConsumer(cons)
+				cons, msgs = nil, nil
 			}
 			return err
 		}
 		shut := func() {
-			msgs.Stop()
-			l.dropConsumer(cons)
+			// Either may be missing: an open that failed, a shut already
+			// done before a reopen that failed.
+			if msgs != nil {
+				msgs.Stop()
+				msgs = nil
+			}
+			if cons != nil {
+				l.dropConsumer(cons)
+				cons = nil
+			}
 		}
 		if err := open(); err != nil {
 			if ctx.Err() != nil {
@@ -443,6 +512,8 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			}
 		}
 		defer shut() // shut reads cons and msgs when it runs: the last consumer is the one dropped
+		// since when the stream could not say whether the read is behind
+		var unsure time.Time
 		for {
 			nctx, cancel := context.WithTimeout(ctx, readerStall)
 			msg, err := msgs.Next(jetstream.NextContext(nctx))
@@ -454,10 +525,27 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				// killed). The stream tells which: when it holds events
 				// after the last one read, the read starts again from
 				// there on a new consumer.
+				// A stream that cannot say for longer than the read waits
+				// out an outage ends the read with ErrUnavailable.
 				bctx, cancel := context.WithTimeout(ctx, apiTimeout)
 				start, behind, err := l.behind(bctx, runID, after)
 				cancel()
+				switch {
+				case errors.Is(err, errCannotSay) && ctx.Err() == nil:
+					if unsure.IsZero() {
+						unsure = time.Now()
+					}
+					if time.Since(unsure) < l.readerPatience() {
+						continue
+					}
+					err = fmt.Errorf("%w: the stream did not answer for %v: %w", runlog.ErrUnavailable, l.readerPatience(), err)
+				case err == nil:
+					unsure = time.Time{}
+				}
 				if err != nil {
+					if c := context.Cause(ctx); c != nil {
+						err = c
+					}
 					yield(runlog.Entry{}, err)
 					return
 				}
@@ -465,15 +553,17 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 					cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
 					shut()
 					if err := open(); err != nil {
-						yield(runlog.Entry{}, err)
-						return
+						if err = l.reopen(ctx, runID, after, &cfg, func() {}, open); err != nil {
+							yield(runlog.Entry{}, err)
+							return
+						}
 					}
 				}
 				continue
 			}
 			if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 				// The consumer broke and could not be mended: start again
-				// after the last event read, for up to readerRecover.
+				// after the last event read, for up to readerPatience.
 				if err = l.reopen(ctx, runID, after, &cfg, shut, open); err == nil {
 					continue
 				}
@@ -505,19 +595,27 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 // own context alone, it held the read as long as that context lasted.
 const apiTimeout = 5 * time.Second
 
-// readerRecover bounds how long a read tries to make a new consumer after
-// its own broke; past it the read fails with the last error.
-const readerRecover = 30 * time.Second
+// readerPatience bounds how long a read waits for a log it cannot reach:
+// a lease longer than a run waits (Options.MaxOutage), so that a reader
+// gets the end its run's owner gives the run after an outage. Past it the
+// read fails with runlog.ErrUnavailable.
+func (l *Log) readerPatience() time.Duration { return l.opts.MaxOutage + l.opts.Lease }
 
 // reopen replaces a broken consumer with one that starts after `after`,
-// trying for up to readerRecover.
+// trying for up to readerPatience.
 func (l *Log) reopen(ctx context.Context, runID string, after uint64, cfg *jetstream.OrderedConsumerConfig, shut func(), open func() error) error {
 	shut()
-	deadline := time.Now().Add(readerRecover)
+	deadline := time.Now().Add(l.readerPatience())
 	for {
 		bctx, cancel := context.WithTimeout(ctx, apiTimeout)
 		start, behind, err := l.behind(bctx, runID, after)
 		cancel()
+		if errors.Is(err, runlog.ErrExpired) || errors.Is(err, runlog.ErrNotFound) {
+			return err
+		}
+		if errors.Is(err, errCannotSay) {
+			err = nil // open below tells whether the stream is back
+		}
 		if err == nil {
 			if behind {
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
@@ -529,7 +627,7 @@ func (l *Log) reopen(ctx context.Context, runID string, after uint64, cfg *jetst
 			}
 		}
 		if time.Now().After(deadline) {
-			return err
+			return fmt.Errorf("%w: no new consumer for %v: %w", runlog.ErrUnavailable, l.readerPatience(), err)
 		}
 		select {
 		case <-ctx.Done():
@@ -544,21 +642,21 @@ func (l *Log) reopen(ctx context.Context, runID string, after uint64, cfg *jetst
 const readerStall = 3 * time.Second
 
 // infoRetrying is info, each try bounded by apiTimeout, tried again for up
-// to readerRecover while the failure is the connection's or the cluster's
+// to readerPatience while the failure is the connection's or the cluster's
 // (a request to a server that went away, a leader being elected) rather
 // than an answer about the run.
 func (l *Log) infoRetrying(ctx context.Context, runID string) (info runlog.Info, first, last *jetstream.RawStreamMsg, err error) {
-	deadline := time.Now().Add(readerRecover)
+	deadline := time.Now().Add(l.readerPatience())
 	for {
 		ictx, cancel := context.WithTimeout(ctx, apiTimeout)
 		info, first, last, err = l.info(ictx, runID)
 		cancel()
 		switch {
-		case err == nil, ctx.Err() != nil, time.Now().After(deadline),
-			errors.Is(err, runlog.ErrNotFound), errors.Is(err, runlog.ErrExpired):
-			if ctx.Err() != nil {
-				err = context.Cause(ctx)
-			}
+		case ctx.Err() != nil:
+			return info, first, last, context.Cause(ctx)
+		case time.Now().After(deadline):
+			return info, first, last, fmt.Errorf("%w: %w", runlog.ErrUnavailable, err)
+		case err == nil, errors.Is(err, runlog.ErrNotFound), errors.Is(err, runlog.ErrExpired):
 			return info, first, last, err
 		}
 		select {
@@ -590,9 +688,11 @@ func (l *Log) behind(ctx context.Context, runID string, after uint64) (start uin
 		}
 		return 0, false, nil
 	}
-	if err != nil || seqOf(last.Header) <= after {
-		// Nothing newer (or the stream cannot say now): keep waiting.
-		return 0, false, nil
+	if err != nil {
+		return 0, false, fmt.Errorf("%w: %w", errCannotSay, err)
+	}
+	if seqOf(last.Header) <= after {
+		return 0, false, nil // nothing newer: keep waiting
 	}
 	if after+1 < seqOf(first.Header) {
 		return 0, false, fmt.Errorf("%w: events before %d were dropped", runlog.ErrExpired, seqOf(first.Header))
@@ -606,6 +706,9 @@ func (l *Log) behind(ctx context.Context, runID string, after uint64) (start uin
 	}
 	return start, true, nil
 }
+
+// errCannotSay is behind's failure when the stream did not answer.
+var errCannotSay = errors.New("natslog: the stream did not answer")
 
 // readerIdle is how long the server keeps a read's consumer once nothing
 // pulls from it: long enough to outlast a pause of a reader that is alive
@@ -623,6 +726,17 @@ func (l *Log) dropConsumer(cons jetstream.Consumer) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.opts.Lease)
 	defer cancel()
 	_ = l.stream.DeleteConsumer(ctx, info.Name)
+}
+
+// reachable fails with runlog.ErrUnavailable while the connection is away
+// (nats.go reconnecting): a request then would wait out its timeout in
+// nats.go's reconnect buffer, and a client is better told at once to
+// retry.
+func (l *Log) reachable() error {
+	if l.nc.IsConnected() {
+		return nil
+	}
+	return fmt.Errorf("%w: not connected to NATS (%v)", runlog.ErrUnavailable, l.nc.Status())
 }
 
 // Cancel implements [runlog.Log]: a request to the owner, which answers
@@ -663,13 +777,24 @@ func (l *Log) watchLeases() {
 	}
 }
 
-// sweep ends every run whose lease is older than the lease time.
+// sweep ends every run whose lease is older than the lease time, once this
+// replica has been in contact with the lease bucket for a lease time: an
+// outage that kept it away kept the owners away too, and a lease they could
+// not renew says nothing about them until they could have.
 func (l *Log) sweep(ctx context.Context) {
 	keys, err := l.lease.ListKeys(ctx)
 	if err != nil {
+		l.contact = time.Time{}
 		return
 	}
+	if l.contact.IsZero() {
+		l.contact = time.Now()
+	}
+	judge := time.Since(l.contact) >= l.opts.Lease
 	for k := range keys.Keys() {
+		if !judge {
+			continue // drain the listing
+		}
 		e, err := l.lease.Get(ctx, k)
 		if err != nil || time.Since(e.Created()) < l.opts.Lease {
 			continue
@@ -708,16 +833,26 @@ func (l *Log) endLost(ctx context.Context, k, owner string) error {
 // writer is the owner's handle on a run.
 type writer struct {
 	l       *Log
+	id      string // this writer's hdrWriter
 	meta    meta
 	metaAt  time.Time // when meta was last written (renew's to rewrite)
 	runID   string
 	owner   string
 	subject string
 	sub     *nats.Subscription
+	beats   *nats.Subscription // readers' beats (see announce)
+	readers readers
 
-	seq, streamSeq uint64 // the run's last sequence and its stream sequence
-	ended, lost    bool
-	pipe           *pipe // with Options.Window: the queue of appends
+	// seq is the run's last sequence handed out (appended, or queued in
+	// pipe); inLog and streamSeq the run's last sequence in the log and its
+	// stream sequence.
+	seq, inLog, streamSeq uint64
+	made                  uint64 // messages made (see message)
+	ended                 bool   // the terminal event was appended (or queued)
+	endedInLog            bool   // and is in the log
+	lost                  bool   // another replica appended to the run
+	failed                error  // a failure that ends every later Append
+	pipe                  *pipe  // with Options.Window: the queue of appends
 
 	cancelOnce sync.Once
 	cancel     chan struct{}
@@ -727,9 +862,25 @@ type writer struct {
 	closeOnce  sync.Once
 }
 
+// message is the run's message number seq. Its writer header names the
+// writer and, by a count, this message among the writer's.
+func (w *writer) message(seq uint64, data []byte, terminal bool) *nats.Msg {
+	w.made++
+	msg := nats.NewMsg(w.subject)
+	msg.Header.Set(hdrSeq, strconv.FormatUint(seq, 10))
+	msg.Header.Set(hdrWriter, w.id+"."+strconv.FormatUint(w.made, 10))
+	if terminal {
+		msg.Header.Set(hdrTerminal, "1")
+	}
+	msg.Data = data
+	return msg
+}
+
 // Append implements [runlog.Writer]: one synchronous publish, which fails
 // with ErrLeaseLost if anything else was appended to the run meanwhile (or,
-// with Options.Window, a queued one: see pipe).
+// with Options.Window, a queued one: see pipe). While the log cannot be
+// reached it is tried again for up to Options.MaxOutage; then it fails
+// with runlog.ErrUnavailable, and so does every later Append.
 func (w *writer) Append(data []byte, terminal bool) (uint64, error) {
 	if w.ended {
 		return 0, runlog.ErrEnded
@@ -742,13 +893,18 @@ func (w *writer) Append(data []byte, terminal bool) (uint64, error) {
 		seq, err = w.appendSync(data, terminal)
 	}
 	if err == nil && terminal {
-		// The description is kept Remember longer than the events, counted
-		// from now: a reader after the events expired gets ErrExpired.
-		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
-		_ = w.l.putMeta(ctx, w.meta)
-		cancel()
+		w.putEndMeta()
 	}
 	return seq, err
+}
+
+// putEndMeta rewrites the description once the run ended: it is kept
+// Remember longer than the events, counted from now, so that a reader
+// after the events expired gets ErrExpired.
+func (w *writer) putEndMeta() {
+	ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
+	_ = w.l.putMeta(ctx, w.meta)
+	cancel()
 }
 
 // isLost reports whether another replica took the run.
@@ -764,25 +920,23 @@ func (w *writer) appendSync(data []byte, terminal bool) (uint64, error) {
 	if w.lost {
 		return 0, runlog.ErrLeaseLost
 	}
-	msg := nats.NewMsg(w.subject)
-	msg.Header.Set(hdrSeq, strconv.FormatUint(w.seq+1, 10))
-	if terminal {
-		msg.Header.Set(hdrTerminal, "1")
+	if w.failed != nil {
+		return 0, w.failed
 	}
-	msg.Data = data // PublishMsg has sent it by the time it returns
-	ack, err := w.l.js.PublishMsg(context.Background(), msg, jetstream.WithExpectLastSequencePerSubject(w.streamSeq))
+	msg := w.message(w.seq+1, data, terminal) // sent by the time publishWaiting returns
+	at, err := w.l.publishWaiting(context.Background(), msg, w.streamSeq, time.Now().Add(w.l.opts.MaxOutage))
 	if err != nil {
-		var apiErr *jetstream.APIError
-		if errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence {
+		if errIsLost(err) {
 			w.lost = true
-			return 0, fmt.Errorf("%w: %w", runlog.ErrLeaseLost, err)
+		} else {
+			w.failed = err
 		}
 		return 0, err
 	}
 	w.seq++
-	w.streamSeq = ack.Sequence
+	w.inLog, w.streamSeq = w.seq, at
 	if terminal {
-		w.ended = true
+		w.ended, w.endedInLog = true, true
 	}
 	return w.seq, nil
 }
@@ -820,30 +974,114 @@ func (w *writer) renew() {
 }
 
 // Close implements [runlog.Writer]: the lease is released. A run closed
-// without its terminal event is ended as lost at once.
+// without its terminal event in the log is ended by its owner: as lost
+// (RUN_LOST) when it was released without one, and with
+// RUN_LOG_UNAVAILABLE when the log could not be reached. When the log
+// still cannot be reached, Close returns and the writer goes on trying in
+// the background, holding the lease, until it can (or until the Log is
+// closed: the lease then expires, and the lease watch ends the run).
 func (w *writer) Close() error {
 	w.closeOnce.Do(func() {
-		close(w.stop)
-		<-w.done
 		_ = w.sub.Unsubscribe()
-		ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
-		defer cancel()
+		_ = w.beats.Unsubscribe()
 		if w.pipe != nil {
-			defer w.pipe.close() // after the lost event below went out
+			w.pipe.close() // sends what is queued; after it inLog is final
+			w.failed = w.pipe.failed()
+			w.lost = errIsLost(w.failed)
 		}
-		if !w.ended && !w.isLost() {
-			if _, err := w.Append(runlog.LostEvent("the run's owner released it without ending it"), true); err != nil && !errors.Is(err, runlog.ErrLeaseLost) {
-				return
+		if w.endedInLog || w.lost {
+			w.release()
+			return
+		}
+		end := runlog.LostEvent("the run's owner released it without ending it")
+		if errors.Is(w.failed, runlog.ErrUnavailable) {
+			end = w.l.unavailableEvent(w.failed)
+		}
+		w.adopt(w.failed)
+		err := w.finish(end, time.Now().Add(apiTimeout))
+		if err == nil || errIsLost(err) || !errors.Is(err, runlog.ErrUnavailable) {
+			// Ended (by this writer or by another replica), or refused for
+			// good: a refused end keeps the lease to expire.
+			if err == nil || errIsLost(err) {
+				w.release()
+			} else {
+				w.stopRenew()
 			}
+			return
 		}
-		if w.pipe != nil {
-			if err := w.pipe.failed(); err != nil && !errIsLost(err) {
-				// Events were queued that never reached the log: keep the
-				// lease to expire, so that the lease watch ends the run.
-				return
-			}
-		}
-		_ = w.l.lease.Delete(ctx, key(w.runID))
+		w.l.finishing.Add(1)
+		go w.finishLater(end)
 	})
 	return nil
+}
+
+// adopt takes in what a failure says of the run's last message in the log:
+// an append given up on that landed after all (the end goes after it), or
+// messages the log lost (the end goes after what is left, but keeps the
+// number after the last event readers may have seen: a reader that got
+// the lost events waits for a number past them).
+func (w *writer) adopt(err error) {
+	var ahead *aheadError
+	var lost *lostAcked
+	switch {
+	case errors.As(err, &ahead):
+		w.inLog, w.streamSeq = ahead.seq, ahead.streamSeq
+		w.endedInLog = ahead.terminal
+	case errors.As(err, &lost):
+		w.streamSeq = lost.streamSeq
+	}
+}
+
+// finish appends the terminal event end after the run's last message in the
+// log, trying until giveUp.
+func (w *writer) finish(end []byte, giveUp time.Time) error {
+	for {
+		if w.endedInLog {
+			return nil // an end appended earlier landed after all
+		}
+		at, err := w.l.publishWaiting(w.l.ctx, w.message(w.inLog+1, end, true), w.streamSeq, giveUp)
+		var ahead *aheadError
+		if errors.As(err, &ahead) {
+			w.adopt(err)
+			continue
+		}
+		if err == nil {
+			w.inLog++
+			w.streamSeq, w.endedInLog = at, true
+			w.putEndMeta()
+		}
+		return err
+	}
+}
+
+// finishLater is finish tried until it is done or the Log closes, the lease
+// renewed meanwhile so that no replica ends the run as lost while its
+// owner is alive and waiting for the log.
+func (w *writer) finishLater(end []byte) {
+	defer w.l.finishing.Done()
+	for {
+		err := w.finish(end, time.Now().Add(w.l.opts.MaxOutage))
+		if err == nil || errIsLost(err) {
+			w.release()
+			return
+		}
+		if w.l.ctx.Err() != nil || !errors.Is(err, runlog.ErrUnavailable) {
+			w.stopRenew()
+			return
+		}
+	}
+}
+
+// stopRenew stops renewing the lease.
+func (w *writer) stopRenew() {
+	close(w.stop)
+	<-w.done
+}
+
+// release stops renewing the lease and gives it up.
+func (w *writer) release() {
+	w.stopRenew()
+	ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
+	defer cancel()
+	_ = w.l.lease.Delete(ctx, key(w.runID))
 }

@@ -69,12 +69,7 @@ func (p *pipe) append(data []byte, terminal bool) (uint64, error) {
 	if p.err != nil {
 		return 0, p.err
 	}
-	msg := nats.NewMsg(w.subject)
-	msg.Header.Set(hdrSeq, strconv.FormatUint(w.seq+1, 10))
-	if terminal {
-		msg.Header.Set(hdrTerminal, "1")
-	}
-	msg.Data = append([]byte(nil), data...) // sent later: the caller may reuse data
+	msg := w.message(w.seq+1, append([]byte(nil), data...), terminal) // sent later: the caller may reuse data
 	p.queue = append(p.queue, msg)
 	w.seq++
 	seq := w.seq
@@ -133,7 +128,9 @@ func (p *pipe) flush() {
 		if err != nil {
 			p.err, p.queue = err, nil
 		} else {
-			p.w.streamSeq = last
+			end := batch[len(batch)-1].Header
+			p.w.streamSeq, p.w.inLog = last, seqOf(end)
+			p.w.endedInLog = end.Get(hdrTerminal) != ""
 		}
 		p.cond.Broadcast()
 		if err != nil {
@@ -165,15 +162,58 @@ const (
 // send publishes batch as one atomic batch and returns the stream sequence
 // of its last message. A batch the server had no room for stored nothing
 // (atomic: all or nothing), so it is sent again, under a new id and with the
-// same expectation, after a short backoff, until batchTimeout.
+// same expectation, after a short backoff, until batchTimeout. A batch
+// whose commit went unanswered (the connection away, a cluster between
+// leaders) may or may not be in: the run's last message tells, and one
+// that is not is sent again, for up to Options.MaxOutage.
 func (p *pipe) send(batch []*nats.Msg, expect uint64) (uint64, error) {
+	l := p.w.l
+	giveUp := time.Now().Add(l.opts.MaxOutage)
+	for {
+		seq, err := p.sendUntilRoom(batch, expect)
+		var unanswered *unansweredError
+		if !errors.As(err, &unanswered) && !errors.Is(err, errWrongLast) {
+			return seq, err
+		}
+		// Unanswered, or refused because the run's last message is not the
+		// one expected: an earlier send of this batch may be in the log.
+		seq, landed, lerr := p.landed(batch, expect)
+		switch {
+		case lerr == nil && landed:
+			return seq, nil
+		case errIsLost(lerr), errors.Is(lerr, runlog.ErrUnavailable):
+			return 0, lerr // another replica's append, or the log failed the run (see refusal)
+		}
+		if unanswered == nil {
+			unanswered = &unansweredError{err}
+		}
+		if l.nc.IsClosed() || !time.Now().Before(giveUp) {
+			return 0, fmt.Errorf("%w: the log did not acknowledge a batch of %d: %w", runlog.ErrUnavailable, len(batch), unanswered.err)
+		}
+		l.pause(context.Background(), 250*time.Millisecond, giveUp)
+	}
+}
+
+// errWrongLast is a batch refused because the run's last message was not
+// the one it expected.
+var errWrongLast = errors.New("natslog: wrong last message")
+
+// unansweredError is a batch that went out without an answer: it may be in
+// the log or not.
+type unansweredError struct{ err error }
+
+func (e *unansweredError) Error() string { return e.err.Error() }
+
+// sendUntilRoom is one send of batch, sent again while the server has no
+// room for it, until batchTimeout.
+func (p *pipe) sendUntilRoom(batch []*nats.Msg, expect uint64) (uint64, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
 	backoff := time.Millisecond
 	for {
 		ack, err := p.sendOnce(ctx, batch, expect)
 		if err != nil {
-			return 0, err
+			return 0, &unansweredError{err}
 		}
 		switch {
 		case ack.Error == nil && ack.Count == len(batch):
@@ -181,7 +221,7 @@ func (p *pipe) send(batch []*nats.Msg, expect uint64) (uint64, error) {
 		case ack.Error == nil:
 			return 0, fmt.Errorf("natslog: batch of %d acknowledged as %d", len(batch), ack.Count)
 		case ack.Error.ErrCode == uint16(jetstream.JSErrCodeStreamWrongLastSequence):
-			return 0, fmt.Errorf("%w: batch of %d refused: %s", runlog.ErrLeaseLost, len(batch), ack.Error.Description)
+			return 0, fmt.Errorf("%w: batch of %d refused: %s", errWrongLast, len(batch), ack.Error.Description)
 		case ack.Error.ErrCode != errCodeBatchIncomplete && ack.Error.ErrCode != errCodeBatchTooManyInflight:
 			return 0, fmt.Errorf("natslog: batch of %d refused: %s (code %d)", len(batch), ack.Error.Description, ack.Error.ErrCode)
 		}
@@ -224,6 +264,32 @@ func (p *pipe) sendOnce(ctx context.Context, batch []*nats.Msg, expect uint64) (
 		return batchAck{}, fmt.Errorf("natslog: batch commit: %w", err)
 	}
 	return ack, nil
+}
+
+// landed reports whether an unanswered batch is in the log (then with the
+// stream sequence of its last message): the run's last message is the
+// batch's last; still the one before the batch, it is not; anything else was
+// appended by another replica (ErrLeaseLost).
+func (p *pipe) landed(batch []*nats.Msg, expect uint64) (uint64, bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
+	defer cancel()
+	last, err := p.w.l.stream.GetLastMsgForSubject(ctx, p.w.subject)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		last, err = nil, nil
+		if expect == 0 {
+			return 0, false, nil
+		}
+	case err != nil:
+		return 0, false, err
+	case last.Sequence == expect:
+		return 0, false, nil
+	}
+	end := batch[len(batch)-1].Header
+	if sameMessage(last, end) {
+		return last.Sequence, true, nil
+	}
+	return 0, false, refusal(last, batch[0].Header, errors.New("another replica appended to the run"))
 }
 
 // errIsLost reports whether err says another replica took the run.

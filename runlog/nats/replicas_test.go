@@ -87,8 +87,18 @@ func newReplica(t *testing.T, natsURL, name string, lease time.Duration, agent s
 // minute), counting the requests to the run routes.
 func serveReplica(t *testing.T, l runlog.Log, name string, agent server.Agent[server.NoState]) *replica {
 	t.Helper()
-	h := server.NewHandler(agent, server.WithDurableRuns(l, server.AllowAll,
-		server.WithDetach(time.Minute), server.WithReplicaName(name)))
+	return serveReplicaGrace(t, l, name, agent, time.Minute)
+}
+
+// serveReplicaGrace is serveReplica with a detach grace of its own (0: no
+// WithDetach).
+func serveReplicaGrace(t *testing.T, l runlog.Log, name string, agent server.Agent[server.NoState], grace time.Duration) *replica {
+	t.Helper()
+	opts := []server.DurableOption{server.WithReplicaName(name)}
+	if grace > 0 {
+		opts = append(opts, server.WithDetach(grace))
+	}
+	h := server.NewHandler(agent, server.WithDurableRuns(l, server.AllowAll, opts...))
 	r := &replica{}
 	mux := http.NewServeMux()
 	mux.Handle("/agent", h)
