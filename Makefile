@@ -25,7 +25,7 @@ MODULES  := adapters/openai adapters/anthropic runlog/nats bench cmd/agui
 # core module's packages alone, with or without go.work.)
 export GOWORK := off
 
-.PHONY: all generate check-generated check-workspace vet lint test check bench bench-report fuzz demo
+.PHONY: all generate check-generated check-workspace vet lint test check faults bench bench-report fuzz demo
 
 all: check
 
@@ -56,6 +56,13 @@ lint:
 # that skip under the race detector, which skews both).
 test:
 	$(SUITE) test
+
+# The durable runs' fault suite against real nats-server processes
+# (runlog/nats, build tag faults), without and with -race: outages of 1s to
+# 180s (SIGTERM and SIGKILL), a cluster node killed, a replica killed, 1,000
+# runs cut and reattached. About eight minutes; CI runs it after check.
+faults:
+	$(SUITE) faults
 
 # go.work names the root and every module of MODULES, no more, and the
 # command builds through it from the root (as the README says to run it).

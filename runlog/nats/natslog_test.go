@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,26 @@ import (
 	natslog "github.com/agui-go/sdk/runlog/nats"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// mainCleanups run once every test is done (the fault suite's nats-server
+// binary is removed so).
+var mainCleanups []func()
+
+// replicaMain, set by the fault suite, makes the test binary a replica
+// process when AGUI_FAULTS_REPLICA names a NATS server.
+var replicaMain func(natsURL string)
+
+func TestMain(m *testing.M) {
+	if url := os.Getenv("AGUI_FAULTS_REPLICA"); url != "" && replicaMain != nil {
+		replicaMain(url)
+		return
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		for _, f := range mainCleanups {
+			f()
+		}
+		os.Exit(code)
+	}))
+}
 
 // startNATS runs a real nats-server with JetStream in this process.
 func startNATS(t testing.TB) string { return startNATSLimits(t, natsserver.JSLimitOpts{}) }
