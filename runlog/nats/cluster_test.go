@@ -238,3 +238,66 @@ func TestRunSurvivesTheStreamLeaderKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// On a replicated stream an owner whose run another replica ended reads
+// the refusal of its next append as such (ErrLeaseLost), for both kinds of
+// writer, and appends nothing after that end. (nats.go documents that a
+// replicated stream may refuse with code 10164 rather than 10071; both are
+// taken for "wrong last sequence". This server answered 10071 here.)
+func TestLeaseLostOnAReplicatedStream(t *testing.T) {
+	c := startCluster(t, 3)
+	for _, window := range []int{0, 8} {
+		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
+			nc := c.connect(t)
+			defer nc.Close()
+			ctx := context.Background()
+			prefix := fmt.Sprint("R3W", window)
+			l, err := natslog.New(ctx, nc, natslog.Options{Prefix: prefix, Replicas: 3, Lease: steadyLease, Window: window})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "r", Owner: "a"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if _, err := w.Append([]byte(`{"n":1}`), false); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, l, "r", 1)
+			js, _ := jetstream.New(nc)
+			st, err := js.Stream(ctx, prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			subject := strings.ToLower(prefix) + strings.TrimPrefix(natslog.EventSubject("r"), "agui_runlog")
+			last, err := st.GetLastMsgForSubject(ctx, subject)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Another replica's end, as the lease watch appends it.
+			msg := nats.NewMsg(subject)
+			msg.Header.Set("Agui-Seq", "2")
+			msg.Header.Set("Agui-Terminal", "1")
+			msg.Data = []byte(`{"type":"RUN_ERROR","code":"RUN_LOST","message":"x"}`)
+			if _, err := js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(last.Sequence)); err != nil {
+				t.Fatal(err)
+			}
+			var appendErr error
+			for i := range 20 { // a windowed append fails once its batch is refused
+				if _, appendErr = w.Append([]byte(`{"n":3}`), i == 19); appendErr != nil {
+					break
+				}
+			}
+			if !errors.Is(appendErr, runlog.ErrLeaseLost) {
+				t.Fatalf("the owner's append after another replica's end: %v, want ErrLeaseLost", appendErr)
+			}
+			w.Close()
+			all, err := read(t, l, "r", 0)
+			if err != nil || len(all) != 2 || !strings.Contains(string(all[1].Data), "RUN_LOST") {
+				t.Fatalf("the log: %d entries, %v", len(all), err)
+			}
+		})
+	}
+}

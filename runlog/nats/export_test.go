@@ -1,5 +1,7 @@
 package natslog
 
+import "time"
+
 // Delivered is how many messages the log's reads have received from
 // JetStream so far.
 func (l *Log) Delivered() uint64 { return l.delivered.Load() }
@@ -10,3 +12,14 @@ func (l *Log) Probes() uint64 { return l.probes.Load() }
 
 // EventSubject is the subject of a run's events under the default prefix.
 func EventSubject(runID string) string { return "agui_runlog.ev." + key(runID) }
+
+// SetStartWindow sets how long Start takes a half-made start for one still
+// under way; it returns the previous value.
+func SetStartWindow(d time.Duration) time.Duration {
+	old := startWindow
+	startWindow = d
+	return old
+}
+
+// MetaKey is the meta bucket's key of a run.
+func MetaKey(runID string) string { return key(runID) }

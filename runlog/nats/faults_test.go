@@ -258,3 +258,48 @@ func TestLogThatLostAcknowledgedEvents(t *testing.T) {
 		t.Fatalf("info %+v, %v", info, err)
 	}
 }
+
+// A start that failed halfway (its description made, its answer lost in
+// an outage) does not burn the run id (issue 20: the retried POST got 409
+// RUN_EXISTS, a read 410): while it may still be under way, Start answers
+// ErrUnavailable (a 503 to retry); after, it takes the id over. A run that
+// started for real stays ErrExists.
+func TestHalfMadeStartIsTakenOver(t *testing.T) {
+	l, nc := newLog(t, startNATS(t), steadyLease)
+	ctx := context.Background()
+	js, _ := jetstream.New(nc)
+	kv, err := js.KeyValue(ctx, "AGUI_RUNLOG_META")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Create(ctx, natslog.MetaKey("r"), []byte(`{"threadId":"t","runId":"r","owner":"gone"}`)); err != nil {
+		t.Fatal(err)
+	}
+	defer natslog.SetStartWindow(natslog.SetStartWindow(time.Hour))
+	if _, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "r", Owner: "a"}); !errors.Is(err, runlog.ErrUnavailable) {
+		t.Fatalf("a start while another may be under way: %v, want ErrUnavailable", err)
+	}
+	natslog.SetStartWindow(0)
+	w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "r", Owner: "a"})
+	if err != nil {
+		t.Fatalf("a start after a half-made one: %v", err)
+	}
+	if _, err := w.Append([]byte(`{}`), true); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if info, err := l.Info(ctx, "r"); err != nil || info.Owner != "a" || !info.Ended {
+		t.Fatalf("info %+v, %v", info, err)
+	}
+	if _, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "r", Owner: "b"}); !errors.Is(err, runlog.ErrExists) {
+		t.Fatalf("a start of a run that ran: %v, want ErrExists", err)
+	}
+	live, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "live", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if _, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "live", Owner: "b"}); !errors.Is(err, runlog.ErrExists) {
+		t.Fatalf("a start of a live run with no event yet: %v, want ErrExists", err)
+	}
+}

@@ -286,9 +286,15 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	data, _ := json.Marshal(m)
 	if _, err := l.meta.Create(ctx, key(info.RunID), data); err != nil {
 		if errors.Is(err, jetstream.ErrKeyExists) {
-			return nil, runlog.ErrExists
+			err = l.takeOver(ctx, info.RunID, data)
+		} else {
+			// The description may be in although the answer is not: a
+			// retry of the same POST must not find the id taken.
+			l.forgetMeta(ctx, info.RunID)
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
 	}
 	// From here on a failure gives the id back: the run never started,
 	// and the client that retries the same POST must not be told 409.
@@ -335,6 +341,56 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	}
 	go w.renew()
 	return w, nil
+}
+
+// startWindow is how long a description with no lease and no event may be
+// a start still under way (each of its steps waits at most the request
+// timeout): younger, Start answers ErrUnavailable, to be tried again;
+// older, it is a start that failed halfway, and Start takes the id over.
+var startWindow = 2 * apiTimeout
+
+// takeOver is Start's answer to a run id the meta bucket already has: a
+// run that started (it holds a lease or has events) is ErrExists; a start
+// that failed halfway (its description made, its answer lost, say, in an
+// outage) gives the id to this one, so that the client retrying its POST
+// is not told 409 for a run that never was.
+func (l *Log) takeOver(ctx context.Context, runID string, data []byte) error {
+	k := key(runID)
+	e, err := l.meta.Get(ctx, k)
+	if err != nil {
+		return err
+	}
+	var m meta
+	if json.Unmarshal(e.Value(), &m) != nil || m.RunID != runID {
+		return runlog.ErrExists
+	}
+	if _, err := l.lease.Get(ctx, k); err == nil {
+		return runlog.ErrExists
+	} else if !errors.Is(err, jetstream.ErrKeyNotFound) {
+		return err
+	}
+	if last, err := l.last(ctx, runID); err != nil {
+		return err
+	} else if last != nil {
+		return runlog.ErrExists
+	}
+	if time.Since(e.Created()) < startWindow {
+		return fmt.Errorf("%w: an earlier start of run %q has not finished", runlog.ErrUnavailable, runID)
+	}
+	if _, err := l.meta.Update(ctx, k, data, e.Revision()); err != nil {
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) { // another start took it
+			return runlog.ErrExists
+		}
+		return err
+	}
+	return nil
+}
+
+// forgetMeta purges a run's description, bounded by a lease time.
+func (l *Log) forgetMeta(ctx context.Context, runID string) {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.opts.Lease)
+	defer cancel()
+	_ = l.meta.Purge(fctx, key(runID))
 }
 
 // last returns the run's last message (nil when it has none yet).

@@ -176,7 +176,13 @@ func (l *Log) unavailableEvent(err error) []byte {
 // subject's last message was not the one expected.
 func wrongLast(err error) bool {
 	var apiErr *jetstream.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+	return errors.As(err, &apiErr) && wrongLastCode(apiErr.ErrorCode)
+}
+
+// wrongLastCode reports whether a JetStream error code says "wrong last
+// sequence": a replicated stream answers with a code of its own.
+func wrongLastCode(c jetstream.ErrorCode) bool {
+	return c == jetstream.JSErrCodeStreamWrongLastSequence || c == jetstream.JSErrCodeStreamWrongLastSequenceConstant
 }
 
 // permanent reports whether a publish failed for a reason that trying again

@@ -220,7 +220,7 @@ func (p *pipe) sendUntilRoom(batch []*nats.Msg, expect uint64) (uint64, error) {
 			return ack.Seq, nil
 		case ack.Error == nil:
 			return 0, fmt.Errorf("natslog: batch of %d acknowledged as %d", len(batch), ack.Count)
-		case ack.Error.ErrCode == uint16(jetstream.JSErrCodeStreamWrongLastSequence):
+		case wrongLastCode(jetstream.ErrorCode(ack.Error.ErrCode)):
 			return 0, fmt.Errorf("%w: batch of %d refused: %s", errWrongLast, len(batch), ack.Error.Description)
 		case ack.Error.ErrCode != errCodeBatchIncomplete && ack.Error.ErrCode != errCodeBatchTooManyInflight:
 			return 0, fmt.Errorf("natslog: batch of %d refused: %s (code %d)", len(batch), ack.Error.Description, ack.Error.ErrCode)
