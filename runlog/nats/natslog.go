@@ -838,7 +838,11 @@ func (l *Log) watchLeases() {
 // outage that kept it away kept the owners away too, and a lease they could
 // not renew says nothing about them until they could have.
 func (l *Log) sweep(ctx context.Context) {
-	keys, err := l.lease.ListKeys(ctx)
+	if !l.nc.IsConnected() {
+		l.contact = time.Time{}
+		return
+	}
+	leases, err := l.leases(ctx)
 	if err != nil {
 		l.contact = time.Time{}
 		return
@@ -846,17 +850,57 @@ func (l *Log) sweep(ctx context.Context) {
 	if l.contact.IsZero() {
 		l.contact = time.Now()
 	}
-	judge := time.Since(l.contact) >= l.opts.Lease
-	for k := range keys.Keys() {
-		if !judge {
-			continue // drain the listing
-		}
-		e, err := l.lease.Get(ctx, k)
-		if err != nil || time.Since(e.Created()) < l.opts.Lease {
+	if time.Since(l.contact) < l.opts.Lease {
+		return
+	}
+	for _, e := range leases {
+		if time.Since(e.Created()) < l.opts.Lease {
 			continue
 		}
-		if l.endLost(ctx, k, string(e.Value())) == nil {
-			_ = l.lease.Delete(ctx, k, jetstream.LastRevision(e.Revision()))
+		if l.endLost(ctx, e.Key(), string(e.Value())) == nil {
+			_ = l.lease.Delete(ctx, e.Key(), jetstream.LastRevision(e.Revision()))
+		}
+	}
+}
+
+// leases returns every lease, read by a watcher of the bucket that is
+// stopped as soon as it has them. (nats.go's ListKeys, used before, left
+// its watcher's callback blocked on a send for good when its context ended
+// mid-listing, as it does in an outage: a goroutine leaked per sweep.)
+func (l *Log) leases(ctx context.Context) ([]jetstream.KeyValueEntry, error) {
+	w, err := l.lease.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		_ = w.Stop()
+		// A callback still sending an update returns once it is taken;
+		// after the Stop no other follows.
+		for range 3 {
+			for {
+				select {
+				case _, open := <-w.Updates():
+					if !open {
+						return // closed with its subscription
+					}
+					continue
+				default:
+				}
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	var out []jetstream.KeyValueEntry
+	for {
+		select {
+		case e := <-w.Updates():
+			if e == nil { // every lease there is, delivered
+				return out, nil
+			}
+			out = append(out, e)
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 	}
 }
