@@ -33,8 +33,11 @@ all: check
 generate:
 	$(GO) generate ./...
 
-# Fail when regeneration would change a committed file.
-check-generated: generate
+# Fail when regeneration would change a committed file. The generator is
+# built with -race here, as its tests build it, so that a cold check
+# compiles it and what it imports once.
+check-generated:
+	GOFLAGS=-race $(GO) generate ./...
 	git diff --exit-code -- agui verify
 
 # vet, lint and test run every step over the root and each of MODULES,
@@ -65,12 +68,13 @@ faults:
 	$(SUITE) faults
 
 # go.work names the root and every module of MODULES, no more, and the
-# command builds through it from the root (as the README says to run it).
+# command builds through it from the root (as the README says to run it;
+# with -race, as the tests build, so that a cold check compiles it once).
 check-workspace:
 	@want="$$(printf '%s\n' . $(addprefix ./,$(MODULES)) | sort)"; \
 	have="$$(GOWORK= $(GO) work edit -json | sed -n 's/.*"DiskPath": "\(.*\)".*/\1/p' | sort)"; \
 	if [ "$$want" != "$$have" ]; then echo "go.work uses:"; echo "$$have"; echo "want . and MODULES:"; echo "$$want"; exit 1; fi
-	GOWORK= $(GO) build -o /dev/null ./cmd/agui
+	GOWORK= $(GO) build -race -o /dev/null ./cmd/agui
 
 # What CI runs: generated files current, then vet, lint and tests, every
 # step run even when one fails.
