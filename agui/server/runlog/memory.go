@@ -72,7 +72,11 @@ type Memory struct {
 
 	mu        sync.Mutex
 	runs      map[string]*memRun
-	lru       list.List // of *memRun, most recently used at the front
+	// lru holds the ended runs, most recently used at the front: the
+	// only ones a bound forgets, so a walk for one to forget never passes
+	// the live runs (thousands of them, over the total, made every chunk
+	// a run took walk them all).
+	lru list.List // of *memRun
 	gone      map[string]struct{}
 	goneOrder []string
 	lastSweep time.Time
@@ -103,7 +107,7 @@ func NewMemory(opts MemoryOptions) *Memory {
 
 type memRun struct {
 	log  *Memory
-	elem *list.Element // under log.mu
+	elem *list.Element // in log.lru once ended; under log.mu
 
 	mu    sync.Mutex
 	info  Info
@@ -137,7 +141,6 @@ func (m *Memory) Start(_ context.Context, info Info) (Writer, error) {
 	info.First, info.Last, info.Ended = 1, 0, false
 	info.Started, info.EndedAt = m.opts.Now(), time.Time{}
 	r := &memRun{log: m, info: info, cancel: make(chan struct{})}
-	r.elem = m.lru.PushFront(r)
 	m.runs[info.RunID] = r
 	m.evictLocked()
 	return r, nil
@@ -159,7 +162,9 @@ func (m *Memory) lookup(runID string) (*memRun, error) {
 		m.forgetLocked(r)
 		return nil, ErrExpired
 	}
-	m.lru.MoveToFront(r.elem)
+	if r.elem != nil {
+		m.lru.MoveToFront(r.elem)
+	}
 	return r, nil
 }
 
@@ -306,8 +311,8 @@ func (r *memRun) Append(data []byte, terminal bool) (uint64, error) {
 func (m *Memory) runEnded(r *memRun) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.runs[r.info.RunID] == r {
-		m.lru.MoveToFront(r.elem)
+	if m.runs[r.info.RunID] == r && r.elem == nil {
+		r.elem = m.lru.PushFront(r)
 	}
 	m.evictLocked()
 	// Ended runs the live ones crowded past the total (a live run at its
@@ -469,7 +474,10 @@ func (m *Memory) forgetLocked(r *memRun) {
 	r.info.First = r.info.Last + 1
 	r.mu.Unlock()
 	delete(m.runs, r.info.RunID)
-	m.lru.Remove(r.elem)
+	if r.elem != nil {
+		m.lru.Remove(r.elem)
+		r.elem = nil
+	}
 	m.gone[r.info.RunID] = struct{}{}
 	m.goneOrder = append(m.goneOrder, r.info.RunID)
 	if len(m.goneOrder) > maxTombstones {

@@ -42,7 +42,7 @@ func checkAccounting(t *testing.T, m *Memory, runs []*memRun) {
 func TestMemoryManyLiveRunsStopAtTheirFloor(t *testing.T) {
 	const limit = 4 << 20
 	m := NewMemory(MemoryOptions{MaxTotalBytes: limit})
-	ev := bytes.Repeat([]byte("x"), 100)
+	ev := bytes.Repeat([]byte("x"), 500) // 20 of them: 10 KB a run
 	var runs []*memRun
 	for i := range 5000 {
 		w, err := m.Start(context.Background(), Info{ThreadID: "t", RunID: fmt.Sprint("r", i)})
@@ -51,7 +51,7 @@ func TestMemoryManyLiveRunsStopAtTheirFloor(t *testing.T) {
 		}
 		r := w.(*memRun)
 		runs = append(runs, r)
-		for range 100 {
+		for range 20 {
 			if _, err := w.Append(ev, false); err != nil {
 				t.Fatal(err)
 			}
