@@ -70,13 +70,13 @@ type Memory struct {
 	// MaxRuns bounds.
 	ended atomic.Int64
 
-	mu        sync.Mutex
-	runs      map[string]*memRun
+	mu   sync.Mutex
+	runs map[string]*memRun
 	// lru holds the ended runs, most recently used at the front: the
 	// only ones a bound forgets, so a walk for one to forget never passes
 	// the live runs (thousands of them, over the total, made every chunk
 	// a run took walk them all).
-	lru list.List // of *memRun
+	lru       list.List // of *memRun
 	gone      map[string]struct{}
 	goneOrder []string
 	lastSweep time.Time
