@@ -3,12 +3,17 @@ package natslog_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
@@ -51,7 +56,7 @@ func BenchmarkAppendVsPublish(b *testing.B) {
 				return nil
 			})
 		})
-		for _, window := range []int{0, 64} {
+		for _, window := range []int{0, 64, 256, 1024} {
 			b.Run(fmt.Sprintf("runs=%d/log-window=%d", runs, window), func(b *testing.B) {
 				l, _ := newWindowLog(b, url, window)
 				spread(b, runs, func(_, n int) error {
@@ -114,4 +119,52 @@ func spread(b *testing.B, runs int, run func(run, n int) error) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkFirstByte is the time from a POST to the first byte of its
+// stream, without durable runs and with them on the NATS log (appends one
+// at a time, and pipelined), on one in-process server: each iteration is
+// one run of one delta, timed until the client reads the first frame.
+func BenchmarkFirstByte(b *testing.B) {
+	url := startNATS(b)
+	agent := steadyAgent(1, 0)
+	serve := func(b *testing.B, window int) string {
+		if window < 0 {
+			srv := httptest.NewServer(server.NewHandler(agent))
+			b.Cleanup(srv.Close)
+			return srv.URL
+		}
+		l, _ := newWindowLog(b, url, window)
+		h := server.NewHandler(agent, server.WithDurableRuns(l, server.AllowAll))
+		mux := http.NewServeMux()
+		mux.Handle("/agent", h)
+		srv := httptest.NewServer(mux)
+		b.Cleanup(srv.Close)
+		return srv.URL
+	}
+	for _, c := range []struct {
+		name   string
+		window int
+	}{{"durable-off", -1}, {"nats-sync", 0}, {"nats-window=64", 64}} {
+		b.Run(c.name, func(b *testing.B) {
+			base := serve(b, c.window)
+			client := &http.Client{}
+			buf := make([]byte, 1)
+			b.ResetTimer()
+			for i := range b.N {
+				body := fmt.Sprintf(`{"threadId":"t","runId":"fb-%s-%d","messages":[]}`, c.name, i)
+				resp, err := client.Post(base+"/agent", "application/json", strings.NewReader(body))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(resp.Body, buf); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				b.StartTimer()
+			}
+		})
+	}
 }

@@ -276,7 +276,16 @@ func TestLeaseLostOnAReplicatedStream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// Another replica's end, as the lease watch appends it.
+			// Another replica's end, as the lease watch appends it: the
+			// fence first.
+			fenceSubject := strings.ToLower(prefix) + strings.TrimPrefix(natslog.FenceSubject("r"), "agui_runlog")
+			var fenceSeq uint64
+			if fence, err := st.GetLastMsgForSubject(ctx, fenceSubject); err == nil {
+				fenceSeq = fence.Sequence
+			}
+			if _, err := js.Publish(ctx, fenceSubject, nil, jetstream.WithExpectLastSequencePerSubject(fenceSeq)); err != nil {
+				t.Fatal(err)
+			}
 			msg := nats.NewMsg(subject)
 			msg.Header.Set("Agui-Seq", "2")
 			msg.Header.Set("Agui-Terminal", "1")

@@ -23,3 +23,6 @@ func SetStartWindow(d time.Duration) time.Duration {
 
 // MetaKey is the meta bucket's key of a run.
 func MetaKey(runID string) string { return key(runID) }
+
+// FenceSubject is the subject of a run's fence under the default prefix.
+func FenceSubject(runID string) string { return "agui_runlog.fence." + key(runID) }

@@ -79,13 +79,14 @@ type Options struct {
 	Replicas int
 	// Window, when positive, pipelines each run's appends: Append queues
 	// the event and returns, up to Window events ahead of the log (then it
-	// waits), and the queue goes to JetStream as atomic batches, each
-	// checked as a whole against the run's last message, so the "nothing
-	// after another replica's append" guarantee holds as with synchronous
-	// appends. A reader sees an event once its batch is in. The terminal
-	// event's Append and Close wait for the queue to drain; a batch that
-	// fails fails every later Append. 0 (the default): one acknowledged
-	// publish per event. Needs nats-server 2.12 or later.
+	// waits), and the queue goes to JetStream as asynchronous publishes.
+	// Each expects the run's fence rather than the run's previous message,
+	// so they need no acknowledgement in between, and a replica that takes
+	// the run moves the fence first: nothing of the owner's lands after
+	// that replica's end. A reader sees an event once it is in the log. The
+	// terminal event's Append and Close wait for the queue to drain; a
+	// failure that cannot be repaired fails every later Append (see pipe).
+	// 0 (the default): one acknowledged publish per event.
 	Window int
 	// MaxOutage is how long a run waits out a log it cannot reach (NATS
 	// down or restarting, a cluster between leaders): its appends are
@@ -156,7 +157,10 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if opts.MaxOutage <= 0 {
 		opts.MaxOutage = defaultMaxOutage
 	}
-	js, err := jetstream.New(nc)
+	// Pipelined appends (Options.Window) are asynchronous publishes: an
+	// acknowledgement that never comes fails after the request timeout,
+	// and many runs may each have a window out at once.
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(apiTimeout), jetstream.WithPublishAsyncMaxPending(1<<16))
 	if err != nil {
 		return nil, err
 	}
@@ -186,13 +190,10 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	}
 	l.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name:     opts.Prefix,
-		Subjects: []string{l.subj + ".ev.*"},
+		Subjects: []string{l.subj + ".ev.*", l.subj + ".fence.*"},
 		MaxAge:   opts.TTL,
 		Storage:  storage,
 		Replicas: r,
-		// For Window's batches; it only allows them, so every replica sets
-		// it whatever its own Window, and none turns it off for the others.
-		AllowAtomicPublish: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: stream: %w", err)
@@ -252,6 +253,12 @@ func key(runID string) string {
 func (l *Log) evSubject(runID string) string     { return l.keySubject(key(runID)) }
 func (l *Log) keySubject(k string) string        { return l.subj + ".ev." + k }
 func (l *Log) cancelSubject(runID string) string { return l.subj + ".cancel." + key(runID) }
+
+// fenceSubject is where a run's fence is: one message, which the owner's
+// pipelined events expect to be the last there (Options.Window), and which
+// a replica that ends the run as lost replaces first.
+func (l *Log) fenceSubject(runID string) string { return l.keyFence(key(runID)) }
+func (l *Log) keyFence(k string) string         { return l.subj + ".fence." + k }
 
 // meta is what the meta bucket holds per run. It is written when the run
 // starts and again when it ends (and, for a run that lasts, every half TTL
@@ -337,7 +344,16 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 		return nil, err
 	}
 	if l.opts.Window > 0 {
-		w.pipe = newPipe(w, l.opts.Window)
+		fctx, cancel := context.WithTimeout(ctx, apiTimeout)
+		ack, err := l.js.Publish(fctx, l.fenceSubject(info.RunID), []byte(info.Owner), jetstream.WithExpectLastSequencePerSubject(0))
+		cancel()
+		if err != nil {
+			_ = sub.Unsubscribe()
+			_ = w.beats.Unsubscribe()
+			forget()
+			return nil, err
+		}
+		w.pipe = newPipe(w, l.opts.Window, ack.Sequence)
 	}
 	go w.renew()
 	return w, nil
@@ -555,6 +571,8 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				cons = nil
 			}
 		}
+		// whole: reading the run from its first message (see below)
+		whole := cfg.DeliverPolicy == jetstream.DeliverAllPolicy
 		if err := open(); err != nil {
 			if ctx.Err() != nil {
 				yield(runlog.Entry{}, context.Cause(ctx))
@@ -562,7 +580,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			}
 			// The request went to a server that did not answer (one that
 			// just went away): try again as after a broken consumer.
-			if err := l.reopen(ctx, runID, after, &cfg, func() {}, open); err != nil {
+			if err := l.reopen(ctx, runID, after, whole, &cfg, func() {}, open); err != nil {
 				yield(runlog.Entry{}, err)
 				return
 			}
@@ -607,9 +625,12 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				}
 				if behind {
 					cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
+					if whole {
+						cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverAllPolicy, 0
+					}
 					shut()
 					if err := open(); err != nil {
-						if err = l.reopen(ctx, runID, after, &cfg, func() {}, open); err != nil {
+						if err = l.reopen(ctx, runID, after, whole, &cfg, func() {}, open); err != nil {
 							yield(runlog.Entry{}, err)
 							return
 						}
@@ -620,7 +641,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			if err != nil && ctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 				// The consumer broke and could not be mended: start again
 				// after the last event read, for up to readerPatience.
-				if err = l.reopen(ctx, runID, after, &cfg, shut, open); err == nil {
+				if err = l.reopen(ctx, runID, after, whole, &cfg, shut, open); err == nil {
 					continue
 				}
 			}
@@ -634,11 +655,34 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			l.delivered.Add(1)
 			h := msg.Headers()
 			seq := seqOf(h)
-			if seq <= after { // never, unless the start was too early
+			terminal := h.Get(hdrTerminal) != ""
+			if seq <= after {
+				continue // a start too early, or a message again (a pipe's repair)
+			}
+			if seq > after+1 && !terminal {
+				// Out of place: after a hole a pipe's repair fills (the
+				// message comes again, in order, after the hole's), or a
+				// start past the one wanted (seek misled by a repair).
+				// Reading the run from its first message in stream order
+				// settles both; each number is then taken once, in order.
+				if !whole {
+					whole = true
+					shut()
+					cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverAllPolicy, 0
+					if err := open(); err != nil {
+						if err = l.reopen(ctx, runID, after, whole, &cfg, func() {}, open); err != nil {
+							yield(runlog.Entry{}, err)
+							return
+						}
+					}
+				}
 				continue
 			}
+			// A terminal event past a hole ends the run all the same: a
+			// replica that found the owner gone appended it, and what the
+			// owner did not repair never comes.
 			after = seq
-			e := runlog.Entry{Seq: seq, Data: msg.Data(), Terminal: h.Get(hdrTerminal) != ""}
+			e := runlog.Entry{Seq: seq, Data: msg.Data(), Terminal: terminal}
 			if !yield(e, nil) || e.Terminal {
 				return
 			}
@@ -659,7 +703,10 @@ func (l *Log) readerPatience() time.Duration { return l.opts.MaxOutage + l.opts.
 
 // reopen replaces a broken consumer with one that starts after `after`,
 // trying for up to readerPatience.
-func (l *Log) reopen(ctx context.Context, runID string, after uint64, cfg *jetstream.OrderedConsumerConfig, shut func(), open func() error) error {
+//
+// whole: the read takes the run from its first message in stream order
+// (see Read); it starts there again when it is behind.
+func (l *Log) reopen(ctx context.Context, runID string, after uint64, whole bool, cfg *jetstream.OrderedConsumerConfig, shut func(), open func() error) error {
 	shut()
 	deadline := time.Now().Add(l.readerPatience())
 	for {
@@ -673,7 +720,9 @@ func (l *Log) reopen(ctx context.Context, runID string, after uint64, cfg *jetst
 			err = nil // open below tells whether the stream is back
 		}
 		if err == nil {
-			if behind {
+			if behind && whole {
+				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverAllPolicy, 0
+			} else if behind {
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
 			} else if last, lerr := l.lastWithin(ctx, runID); lerr == nil && last != nil {
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last.Sequence+1
@@ -908,6 +957,19 @@ func (l *Log) leases(ctx context.Context) ([]jetstream.KeyValueEntry, error) {
 // endLost appends RUN_LOST to the run of key k that has no terminal event,
 // unless someone (the owner, another replica) appends first.
 func (l *Log) endLost(ctx context.Context, k, owner string) error {
+	// The fence first: once it moved, none of the owner's pipelined
+	// events lands, so the end below is the last.
+	fence, err := l.stream.GetLastMsgForSubject(ctx, l.keyFence(k))
+	var fenceSeq uint64
+	switch {
+	case err == nil:
+		fenceSeq = fence.Sequence
+	case !errors.Is(err, jetstream.ErrMsgNotFound):
+		return err
+	}
+	if _, err := l.js.Publish(ctx, l.keyFence(k), []byte("lost"), jetstream.WithExpectLastSequencePerSubject(fenceSeq)); err != nil {
+		return err
+	}
 	last, err := l.stream.GetLastMsgForSubject(ctx, l.keySubject(k))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		last, err = nil, nil
@@ -1132,25 +1194,79 @@ func (w *writer) adopt(err error) {
 	}
 }
 
+// endFenced appends a pipelined run's terminal event: the fence moved
+// first, then the event after the run's last message.
+func (w *writer) endFenced(data []byte, giveUp time.Time) (uint64, error) {
+	if err := w.pipe.fenceOff(giveUp); err != nil {
+		return 0, err
+	}
+	if err := w.finish(append([]byte(nil), data...), giveUp); err != nil {
+		return 0, err
+	}
+	w.ended = true
+	return w.seq, nil
+}
+
 // finish appends the terminal event end after the run's last message in the
-// log, trying until giveUp.
+// log, trying until giveUp. A pipelined run's fence is moved first; after
+// that nothing more of the pipe's lands, and the tail the log has past the
+// last acknowledged message (copies that landed after all, in any order)
+// says the highest number a reader may have seen: the end is numbered past
+// it.
 func (w *writer) finish(end []byte, giveUp time.Time) error {
-	for {
+	if w.pipe != nil {
+		if err := w.pipe.fenceOff(giveUp); err != nil {
+			return err
+		}
+		if err := w.settleTail(); err != nil {
+			return fmt.Errorf("%w: %w", runlog.ErrUnavailable, err)
+		}
+	}
+	for range 16 { // each refusal below says where the run's last message is; a few suffice
 		if w.endedInLog {
 			return nil // an end appended earlier landed after all
 		}
-		at, err := w.l.publishWaiting(w.l.ctx, w.message(w.inLog+1, end, true), w.streamSeq, giveUp)
+		n := w.inLog + 1
+		at, err := w.l.publishWaiting(w.l.ctx, w.message(n, end, true), w.streamSeq, giveUp)
 		var ahead *aheadError
-		if errors.As(err, &ahead) {
+		var lost *lostAcked
+		switch {
+		case errors.As(err, &ahead):
 			w.adopt(err)
 			continue
+		case errors.As(err, &lost):
+			w.streamSeq = lost.streamSeq
+			continue
+		case err != nil:
+			return err
 		}
-		if err == nil {
-			w.inLog++
-			w.streamSeq, w.endedInLog = at, true
-			w.putEndMeta()
+		w.inLog, w.seq = n, max(w.seq, n)
+		w.streamSeq, w.endedInLog = at, true
+		w.putEndMeta()
+		return nil
+	}
+	return fmt.Errorf("%w: the run's last message kept moving under its end", runlog.ErrUnavailable)
+}
+
+// settleTail reads the run's messages after the last acknowledged one
+// (w.streamSeq) and takes in the highest number among them and the stream
+// sequence of the last: the run's end in the log once its fence moved.
+func (w *writer) settleTail() error {
+	ctx, cancel := context.WithTimeout(w.l.ctx, apiTimeout)
+	defer cancel()
+	for next := w.streamSeq + 1; ; {
+		m, err := w.l.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(w.subject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		if m.Header.Get(hdrTerminal) != "" && writerOf(m.Header) == w.id {
+			w.endedInLog = true // an end of this writer's landed after all
+		}
+		w.inLog = max(w.inLog, seqOf(m.Header))
+		w.streamSeq, next = m.Sequence, m.Sequence+1
 	}
 }
 

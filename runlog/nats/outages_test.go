@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agui-go/sdk/agui/server"
@@ -180,6 +181,41 @@ func expect503(t *testing.T, what string, req *http.Request) {
 	}
 }
 
+// faultMaxOutage is the replicas' Options.MaxOutage: AGUI_FAULTS_MAX_OUTAGE
+// or the default, a minute.
+func faultMaxOutage(t *testing.T) time.Duration {
+	if s := os.Getenv("AGUI_FAULTS_MAX_OUTAGE"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("AGUI_FAULTS_MAX_OUTAGE: %v", err)
+		}
+		return d
+	}
+	return time.Minute
+}
+
+// rawRun lists the messages of a run's subject as the stream holds them,
+// for a failure's message: stream sequence, Agui-Seq, writer, terminal.
+func rawRun(t *testing.T, nc *nats.Conn, run string) string {
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, "AGUI_RUNLOG")
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for seq := uint64(1); ; seq++ {
+		m, err := st.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(natslog.EventSubject(run)))
+		if err != nil {
+			fmt.Fprintf(&b, "(end: %v)", err)
+			return b.String()
+		}
+		fmt.Fprintf(&b, "%d: seq %s writer %s terminal %q\n", m.Sequence, m.Header.Get("Agui-Seq"), m.Header.Get("Agui-Writer"), m.Header.Get("Agui-Terminal"))
+		seq = m.Sequence
+	}
+}
+
 // outages are the outage lengths TestFaultOutages tries:
 // AGUI_FAULTS_OUTAGES (say "1s,6s") or 1s, 6s, 30s and 180s.
 func outages(t *testing.T) []time.Duration {
@@ -208,18 +244,24 @@ func outages(t *testing.T) []time.Duration {
 // with Retry-After; both replicas log that they reconnected.
 func TestFaultOutages(t *testing.T) {
 	t.Parallel() // every fault test at once: the outages are mostly waiting
-	for _, d := range outages(t) {
-		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-			name := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL"}[sig]
-			t.Run(fmt.Sprintf("%v/%s", d, name), func(t *testing.T) {
-				t.Parallel()
-				testOutage(t, d, sig)
-			})
+	for _, window := range writers {
+		for _, d := range outages(t) {
+			for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+				name := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL"}[sig]
+				t.Run(fmt.Sprintf("window=%d/%v/%s", window, d, name), func(t *testing.T) {
+					t.Parallel()
+					testOutage(t, window, d, sig)
+				})
+			}
 		}
 	}
 }
 
-func testOutage(t *testing.T, outage time.Duration, sig syscall.Signal) {
+// writers are the Options.Window of the fault tests: appends one at a time,
+// and pipelined.
+var writers = []int{0, 64}
+
+func testOutage(t *testing.T, window int, outage time.Duration, sig syscall.Signal) {
 	// Every write synced: a single server killed with SIGKILL otherwise
 	// loses the writes of its last moments, acknowledged or not (see
 	// TestFaultKilledServerLosesAcknowledgedEvents for what a run does
@@ -227,8 +269,10 @@ func testOutage(t *testing.T, outage time.Duration, sig syscall.Signal) {
 	p := newNATSProc(t, "n1", freePort(t), "sync_interval: always")
 	var logsA, logsB syncBuffer
 	agent := pacedAgent(faultEvents, faultPace)
-	a := serveReplica(t, openLog(t, connectLogged(t, p.url(), &logsA), natslog.Options{Lease: faultLease}), "a", agent)
-	b := serveReplica(t, openLog(t, connectLogged(t, p.url(), &logsB), natslog.Options{Lease: faultLease}), "b", agent)
+	maxOutage := faultMaxOutage(t)
+	ncA := connectLogged(t, p.url(), &logsA)
+	a := serveReplica(t, openLog(t, ncA, natslog.Options{Lease: faultLease, Window: window, MaxOutage: maxOutage}), "a", agent)
+	b := serveReplica(t, openLog(t, connectLogged(t, p.url(), &logsB), natslog.Options{Lease: faultLease, Window: window, MaxOutage: maxOutage}), "b", agent)
 	reps := []*replica{a, b}
 
 	const runs = 4
@@ -274,11 +318,11 @@ func testOutage(t *testing.T, outage time.Duration, sig syscall.Signal) {
 		run := fmt.Sprintf("run-%d", i)
 		whole := wholeLog(t, b, run)
 		if err := checkWhole(t, whole, nil); err != nil {
-			t.Errorf("%s: the log: %v", run, err)
+			t.Errorf("%s: the log: %v\n%s", run, err, rawRun(t, ncA, run))
 			continue
 		}
 		end := whole[len(whole)-1].data
-		if outage < time.Minute {
+		if outage < maxOutage {
 			if len(whole) != len(want) || !strings.Contains(end, "RUN_FINISHED") {
 				t.Errorf("%s: the log has %d events, ending %s; the uncut run has %d", run, len(whole), end, len(want))
 			}
@@ -345,6 +389,15 @@ func TestFaultServerKilledUnsynced(t *testing.T) {
 // mid-run: every run still ends whole, with RUN_FINISHED, for every reader.
 func TestFaultClusterNodeKilled(t *testing.T) {
 	t.Parallel()
+	for _, window := range writers {
+		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
+			t.Parallel()
+			testClusterNodeKilled(t, window)
+		})
+	}
+}
+
+func testClusterNodeKilled(t *testing.T, window int) {
 	ports := []int{freePort(t), freePort(t), freePort(t)}
 	cports := []int{freePort(t), freePort(t), freePort(t)}
 	var routes []string
@@ -361,7 +414,7 @@ func TestFaultClusterNodeKilled(t *testing.T) {
 	var logsA, logsB syncBuffer
 	ncA := connectLogged(t, urls[0]+","+urls[1]+","+urls[2], &logsA)
 	ncB := connectLogged(t, urls[1]+","+urls[2]+","+urls[0], &logsB)
-	opts := natslog.Options{Lease: faultLease, Replicas: 3}
+	opts := natslog.Options{Lease: faultLease, Replicas: 3, Window: window}
 	agent := pacedAgent(faultEvents, faultPace)
 	a := serveReplica(t, openLog(t, ncA, opts), "a", agent)
 	b := serveReplica(t, openLog(t, ncB, opts), "b", agent)
@@ -461,12 +514,21 @@ func TestFaultReplicaKilled(t *testing.T) {
 // RUN_FINISHED at its end.
 func TestFaultThousandRunsCutAndReattached(t *testing.T) {
 	t.Parallel()
+	for _, window := range writers {
+		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
+			t.Parallel()
+			testThousandRuns(t, window)
+		})
+	}
+}
+
+func testThousandRuns(t *testing.T, window int) {
 	p := newNATSProc(t, "n1", freePort(t), "")
 	agent := pacedAgent(20, faultPace)
 	var logsA, logsB syncBuffer
 	reps := []*replica{
-		serveReplica(t, openLog(t, connectLogged(t, p.url(), &logsA), natslog.Options{Lease: steadyLease}), "a", agent),
-		serveReplica(t, openLog(t, connectLogged(t, p.url(), &logsB), natslog.Options{Lease: steadyLease}), "b", agent),
+		serveReplica(t, openLog(t, connectLogged(t, p.url(), &logsA), natslog.Options{Lease: steadyLease, Window: window}), "a", agent),
+		serveReplica(t, openLog(t, connectLogged(t, p.url(), &logsB), natslog.Options{Lease: steadyLease, Window: window}), "b", agent),
 	}
 	want := uncut(t, agent, "t", "r")
 	const runs = 1000

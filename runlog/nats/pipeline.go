@@ -2,10 +2,8 @@ package natslog
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -15,77 +13,109 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
-// Headers of JetStream's atomic batch publish (nats-server 2.12+).
-const (
-	hdrBatchID     = "Nats-Batch-Id"
-	hdrBatchSeq    = "Nats-Batch-Sequence"
-	hdrBatchCommit = "Nats-Batch-Commit"
-)
-
-// maxBatch stays under the server's default limit on an atomic batch (1000
-// messages).
-const maxBatch = 500
-
-// batchTimeout bounds the wait for a batch's acknowledgement.
-const batchTimeout = 5 * time.Second
-
-// pipe is the writer's queue when Options.Window is set. Append queues the
-// event and returns; one goroutine sends what is queued as an atomic batch
-// whose first message expects the run's last message to be the previous
-// batch's last, which is the check a synchronous append makes, applied to
-// the batch as a whole: it lands entirely after the run's previous event,
-// or not at all (another replica appended meanwhile: ErrLeaseLost). While
-// one batch is on its way the next one fills, so the emitter pays an
-// acknowledgement per batch rather than per event.
+// pipe is the writer's queue when Options.Window is set: Append queues the
+// event and returns, up to window events ahead of the log, and one goroutine
+// publishes what is queued asynchronously, each message expecting the run's
+// fence (see fence) rather than the run's previous message. The server
+// stores them in the order they were sent, one connection's messages in
+// order, so the run's order holds without waiting for an acknowledgement
+// per event; and a replica that takes the run moves the fence first, after
+// which none of the owner's messages lands: exactly one end.
+//
+// One failure can break the order: a message lost with a connection (in
+// the socket when it broke) while later ones, still in nats.go's buffer,
+// are sent again on the next connection and land. The pipe repairs it:
+// when a publish fails it waits for every acknowledgement outstanding, then
+// publishes again, in order and one at a time, every message from the one
+// that failed on. A message that had landed is then in the log twice, and
+// one after a hole out of place; readers take each number once, in order
+// (see Read), so they see the run as it was appended.
 type pipe struct {
 	w      *writer
 	window int
+	// fence is the stream sequence of the run's fence message, which every
+	// event expects to be the last on fenceSubject.
+	fence        uint64
+	fenceSubject string
 
-	mu       sync.Mutex
-	cond     *sync.Cond
-	queue    []*nats.Msg
-	inflight bool
-	closing  bool
-	err      error // the first failure; sticky
-	done     chan struct{}
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []*nats.Msg // appended, not yet published
+	pending int         // published, not yet acknowledged
+	closing bool
+	fenced  bool  // fenceOff done (only the writer's goroutine)
+	err     error // the first failure; sticky
+	done    chan struct{}
 }
 
-func newPipe(w *writer, window int) *pipe {
-	p := &pipe{w: w, window: window, done: make(chan struct{})}
+func newPipe(w *writer, window int, fence uint64) *pipe {
+	p := &pipe{w: w, window: window, fence: fence, fenceSubject: w.l.fenceSubject(w.runID), done: make(chan struct{})}
 	p.cond = sync.NewCond(&p.mu)
-	go p.flush()
+	go p.run()
 	return p
 }
 
-// append queues one event (blocking while the window is full) and, for the
-// terminal event, waits until everything queued is in the log.
+// append queues one event (blocking while window events are not yet in the
+// log) and, for the terminal event, waits until everything is in.
 func (p *pipe) append(data []byte, terminal bool) (uint64, error) {
 	w := p.w
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for len(p.queue) >= p.window && p.err == nil {
+	for len(p.queue)+p.pending >= p.window && p.err == nil {
 		p.cond.Wait()
 	}
 	if p.err != nil {
 		return 0, p.err
 	}
-	msg := w.message(w.seq+1, append([]byte(nil), data...), terminal) // sent later: the caller may reuse data
-	p.queue = append(p.queue, msg)
-	w.seq++
-	seq := w.seq
 	if terminal {
-		w.ended = true
-	}
-	p.cond.Broadcast()
-	if terminal {
-		for (len(p.queue) > 0 || p.inflight) && p.err == nil {
+		// The end is not pipelined: once everything before it is in,
+		// the fence is moved and the end appended after the run's last
+		// message (fenceOff), so that no copy of an earlier message, one
+		// nats.go still holds, lands after it.
+		for (len(p.queue) > 0 || p.pending > 0) && p.err == nil {
 			p.cond.Wait()
 		}
 		if p.err != nil {
 			return 0, p.err
 		}
+		p.mu.Unlock()
+		seq, err := w.endFenced(data, time.Now().Add(w.l.opts.MaxOutage))
+		p.mu.Lock()
+		if err != nil {
+			p.err = err
+			p.cond.Broadcast()
+		}
+		return seq, err
 	}
-	return seq, nil
+	msg := w.message(w.seq+1, append([]byte(nil), data...), false) // sent later: the caller may reuse data
+	p.queue = append(p.queue, msg)
+	w.seq++
+	p.cond.Broadcast()
+	return w.seq, nil
+}
+
+// fenceOff moves the run's fence, so that none of the pipe's messages can
+// land any more: a copy nats.go still holds of one (in its reconnect
+// buffer) is refused. Another replica's fence is ErrLeaseLost.
+func (p *pipe) fenceOff(giveUp time.Time) error {
+	if p.fenced {
+		return nil
+	}
+	msg := nats.NewMsg(p.fenceSubject)
+	msg.Header.Set(hdrWriter, p.w.id+".fence")
+	msg.Data = []byte(p.w.owner)
+	_, err := p.w.l.publishFenced(msg, p.fence, p.fenceSubject, giveUp)
+	if errIsLost(err) {
+		// Moved, but perhaps by an earlier try of this very message, sent
+		// from nats.go's reconnect buffer once the connection was back.
+		if last, lerr := p.w.l.lastOf(context.Background(), p.fenceSubject); lerr == nil && sameMessage(last, msg.Header) {
+			err = nil
+		}
+	}
+	if err == nil {
+		p.fenced = true
+	}
+	return err
 }
 
 // failed reports the pipe's failure, if any.
@@ -104,192 +134,162 @@ func (p *pipe) close() {
 	<-p.done
 }
 
-// flush sends batches until close.
-func (p *pipe) flush() {
+// flight is a published message and its acknowledgement to come.
+type flight struct {
+	msg *nats.Msg
+	ack jetstream.PubAckFuture
+}
+
+// run publishes what is queued and takes the acknowledgements in order,
+// until close.
+func (p *pipe) run() {
 	defer close(p.done)
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	var out []flight // published, oldest first (only this goroutine)
 	for {
-		for len(p.queue) == 0 && !p.closing {
+		p.mu.Lock()
+		for len(p.queue) == 0 && len(out) == 0 && !p.closing && p.err == nil {
 			p.cond.Wait()
 		}
-		if len(p.queue) == 0 || p.err != nil {
-			return // closing with nothing left, or nothing more can be sent
+		if p.err != nil || len(p.queue) == 0 && len(out) == 0 {
+			p.mu.Unlock()
+			return // failed, or closing with nothing left
 		}
-		n := min(len(p.queue), maxBatch)
-		batch := p.queue[:n:n]
-		p.queue = append([]*nats.Msg(nil), p.queue[n:]...)
-		p.inflight = true
-		expect := p.w.streamSeq
+		batch := p.queue
+		p.queue = nil
+		p.pending += len(batch)
 		p.mu.Unlock()
-		last, err := p.send(batch, expect)
-		p.mu.Lock()
-		p.inflight = false
-		if err != nil {
-			p.err, p.queue = err, nil
-		} else {
-			end := batch[len(batch)-1].Header
-			p.w.streamSeq, p.w.inLog = last, seqOf(end)
-			p.w.endedInLog = end.Get(hdrTerminal) != ""
-		}
-		p.cond.Broadcast()
-		if err != nil {
-			return
-		}
-	}
-}
 
-// batchAck is the server's answer to a batch's commit: a publish
-// acknowledgement, or an error.
-type batchAck struct {
-	Seq   uint64 `json:"seq"`
-	Count int    `json:"count"`
-	Error *struct {
-		Code        int    `json:"code"`
-		ErrCode     uint16 `json:"err_code"`
-		Description string `json:"description"`
-	} `json:"error"`
-}
-
-// Error codes of a batch that stored nothing and may be sent again: the
-// server refused to open it (too many batches in flight on the stream; the
-// commit then finds it incomplete).
-const (
-	errCodeBatchIncomplete      = 10176
-	errCodeBatchTooManyInflight = 10210
-)
-
-// send publishes batch as one atomic batch and returns the stream sequence
-// of its last message. A batch the server had no room for stored nothing
-// (atomic: all or nothing), so it is sent again, under a new id and with the
-// same expectation, after a short backoff, until batchTimeout. A batch
-// whose commit went unanswered (the connection away, a cluster between
-// leaders) may or may not be in: the run's last message tells, and one
-// that is not is sent again, for up to Options.MaxOutage.
-func (p *pipe) send(batch []*nats.Msg, expect uint64) (uint64, error) {
-	l := p.w.l
-	giveUp := time.Now().Add(l.opts.MaxOutage)
-	for {
-		seq, err := p.sendUntilRoom(batch, expect)
-		var unanswered *unansweredError
-		if !errors.As(err, &unanswered) && !errors.Is(err, errWrongLast) {
-			return seq, err
+		var unsent []*nats.Msg
+		for i, msg := range batch {
+			// No retries of nats.go's own (on "no responders" it sends the
+			// message again later, after whatever this pipe sent since):
+			// a failure is repaired here, in order.
+			ack, err := p.w.l.js.PublishMsgAsync(msg, jetstream.WithExpectLastSequenceForSubject(p.fence, p.fenceSubject), jetstream.WithRetryAttempts(0))
+			if err != nil {
+				unsent = batch[i:] // repaired below, with whatever is out
+				break
+			}
+			out = append(out, flight{msg, ack})
 		}
-		// Unanswered, or refused because the run's last message is not the
-		// one expected: an earlier send of this batch may be in the log.
-		seq, landed, lerr := p.landed(batch, expect)
-		switch {
-		case lerr == nil && landed:
-			return seq, nil
-		case errIsLost(lerr), errors.Is(lerr, runlog.ErrUnavailable):
-			return 0, lerr // another replica's append, or the log failed the run (see refusal)
-		}
-		if unanswered == nil {
-			unanswered = &unansweredError{err}
-		}
-		if l.nc.IsClosed() || !time.Now().Before(giveUp) {
-			return 0, fmt.Errorf("%w: the log did not acknowledge a batch of %d: %w", runlog.ErrUnavailable, len(batch), unanswered.err)
-		}
-		l.pause(context.Background(), 250*time.Millisecond, giveUp)
-	}
-}
-
-// errWrongLast is a batch refused because the run's last message was not
-// the one it expected.
-var errWrongLast = errors.New("natslog: wrong last message")
-
-// unansweredError is a batch that went out without an answer: it may be in
-// the log or not.
-type unansweredError struct{ err error }
-
-func (e *unansweredError) Error() string { return e.err.Error() }
-
-// sendUntilRoom is one send of batch, sent again while the server has no
-// room for it, until batchTimeout.
-func (p *pipe) sendUntilRoom(batch []*nats.Msg, expect uint64) (uint64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
-	defer cancel()
-	backoff := time.Millisecond
-	for {
-		ack, err := p.sendOnce(ctx, batch, expect)
-		if err != nil {
-			return 0, &unansweredError{err}
-		}
-		switch {
-		case ack.Error == nil && ack.Count == len(batch):
-			return ack.Seq, nil
-		case ack.Error == nil:
-			return 0, fmt.Errorf("natslog: batch of %d acknowledged as %d", len(batch), ack.Count)
-		case wrongLastCode(jetstream.ErrorCode(ack.Error.ErrCode)):
-			return 0, fmt.Errorf("%w: batch of %d refused: %s", errWrongLast, len(batch), ack.Error.Description)
-		case ack.Error.ErrCode != errCodeBatchIncomplete && ack.Error.ErrCode != errCodeBatchTooManyInflight:
-			return 0, fmt.Errorf("natslog: batch of %d refused: %s (code %d)", len(batch), ack.Error.Description, ack.Error.ErrCode)
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return 0, fmt.Errorf("natslog: batch of %d refused until %v: %s (code %d)", len(batch), batchTimeout, ack.Error.Description, ack.Error.ErrCode)
-		case <-t.C:
-		}
-		backoff = min(2*backoff, 50*time.Millisecond)
-	}
-}
-
-// sendOnce publishes batch under a fresh id and returns the server's answer
-// to its commit.
-func (p *pipe) sendOnce(ctx context.Context, batch []*nats.Msg, expect uint64) (batchAck, error) {
-	nc := p.w.l.nc
-	id := runlog.NewRunID()
-	for i, msg := range batch {
-		msg.Header.Set(hdrBatchID, id)
-		msg.Header.Set(hdrBatchSeq, strconv.Itoa(i+1))
-		if i == 0 {
-			msg.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(expect, 10))
-		}
-		if i < len(batch)-1 {
-			if err := nc.PublishMsg(msg); err != nil {
-				return batchAck{}, fmt.Errorf("natslog: batch: %w", err)
+		// Take the acknowledgements: block for the oldest, then every one
+		// already in; a failure, or a message that could not be sent,
+		// starts a repair.
+		var failure error
+		for k := 0; len(out) > 0 && failure == nil; k++ {
+			f := out[0]
+			var ack *jetstream.PubAck
+			if k == 0 {
+				select {
+				case ack = <-f.ack.Ok():
+				case failure = <-f.ack.Err():
+				}
+			} else {
+				select {
+				case ack = <-f.ack.Ok():
+				case failure = <-f.ack.Err():
+				default:
+					k = -1 // none in yet: go publish what queued meanwhile
+				}
+				if k < 0 {
+					break
+				}
+			}
+			if failure == nil {
+				out = out[1:]
+				p.landed(f.msg, ack.Sequence)
 			}
 		}
+		if failure == nil && len(unsent) == 0 {
+			continue
+		}
+		if err := p.repair(out, unsent, failure); err != nil {
+			p.fail(err)
+			return
+		}
+		out = nil
 	}
-	commit := batch[len(batch)-1]
-	commit.Header.Set(hdrBatchCommit, "1")
-	resp, err := nc.RequestMsgWithContext(ctx, commit)
-	if err != nil {
-		return batchAck{}, fmt.Errorf("natslog: batch commit: %w", err)
-	}
-	var ack batchAck
-	if err := json.Unmarshal(resp.Data, &ack); err != nil {
-		return batchAck{}, fmt.Errorf("natslog: batch commit: %w", err)
-	}
-	return ack, nil
 }
 
-// landed reports whether an unanswered batch is in the log (then with the
-// stream sequence of its last message): the run's last message is the
-// batch's last; still the one before the batch, it is not; anything else was
-// appended by another replica (ErrLeaseLost).
-func (p *pipe) landed(batch []*nats.Msg, expect uint64) (uint64, bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
-	defer cancel()
-	last, err := p.w.l.stream.GetLastMsgForSubject(ctx, p.w.subject)
-	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-		last, err = nil, nil
-		if expect == 0 {
-			return 0, false, nil
+// landed records that msg is in the log, at stream sequence at.
+func (p *pipe) landed(msg *nats.Msg, at uint64) {
+	p.mu.Lock()
+	p.pending--
+	p.w.inLog, p.w.streamSeq = seqOf(msg.Header), at
+	if msg.Header.Get(hdrTerminal) != "" {
+		p.w.endedInLog = true
+	}
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+func (p *pipe) fail(err error) {
+	p.mu.Lock()
+	p.err, p.queue = err, nil
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// repair handles a failed publish: out are the messages published and not
+// acknowledged (the failed one first), unsent those that could not be sent,
+// and failure the first failure (nil when it was a send). Another replica's
+// fence fails the run with ErrLeaseLost. Otherwise it waits for every
+// acknowledgement outstanding, so that none arrives later, then publishes
+// every message again in order, each acknowledged before the next, trying
+// for up to Options.MaxOutage (then ErrUnavailable).
+func (p *pipe) repair(out []flight, unsent []*nats.Msg, failure error) error {
+	if wrongLast(failure) {
+		return fmt.Errorf("%w: another replica took the run: %w", runlog.ErrLeaseLost, failure)
+	}
+	if failure != nil && permanent(failure) {
+		return failure
+	}
+	var again []*nats.Msg
+	for i, f := range out {
+		if i > 0 || failure == nil { // the failed one's answer is in already
+			select {
+			case <-f.ack.Ok():
+			case err := <-f.ack.Err():
+				if wrongLast(err) {
+					return fmt.Errorf("%w: another replica took the run: %w", runlog.ErrLeaseLost, err)
+				}
+			}
 		}
-	case err != nil:
-		return 0, false, err
-	case last.Sequence == expect:
-		return 0, false, nil
+		again = append(again, f.msg)
 	}
-	end := batch[len(batch)-1].Header
-	if sameMessage(last, end) {
-		return last.Sequence, true, nil
+	again = append(again, unsent...)
+	giveUp := time.Now().Add(p.w.l.opts.MaxOutage)
+	for _, msg := range again {
+		at, err := p.w.l.publishFenced(msg, p.fence, p.fenceSubject, giveUp)
+		if err != nil {
+			return err
+		}
+		p.landed(msg, at)
 	}
-	return 0, false, refusal(last, batch[0].Header, errors.New("another replica appended to the run"))
+	return nil
+}
+
+// publishFenced publishes msg expecting the fence, acknowledged, trying
+// again through an outage until giveUp (ErrUnavailable); a moved fence is
+// ErrLeaseLost.
+func (l *Log) publishFenced(msg *nats.Msg, fence uint64, fenceSubject string, giveUp time.Time) (uint64, error) {
+	backoff := 50 * time.Millisecond
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
+		ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequenceForSubject(fence, fenceSubject))
+		cancel()
+		switch {
+		case err == nil:
+			return ack.Sequence, nil
+		case wrongLast(err):
+			return 0, fmt.Errorf("%w: another replica took the run: %w", runlog.ErrLeaseLost, err)
+		case permanent(err):
+			return 0, err
+		case l.nc.IsClosed() || !time.Now().Before(giveUp):
+			return 0, fmt.Errorf("%w: the log did not acknowledge an append: %w", runlog.ErrUnavailable, err)
+		}
+		l.pause(context.Background(), backoff, giveUp)
+		backoff = min(2*backoff, time.Second)
+	}
 }
 
 // errIsLost reports whether err says another replica took the run.

@@ -106,6 +106,9 @@ func (p *natsProc) start() {
 	p.errs = &syncBuffer{}
 	p.cmd = exec.Command(bin, p.args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.errs, p.errs
+	// Killed with this process, should it die before its cleanups run (a
+	// test binary killed on timeout): no server outlives the suite.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {
 		p.t.Fatal(err)
 	}
@@ -162,7 +165,9 @@ func connectLogged(t *testing.T, urls string, logs io.Writer) *nats.Conn {
 // with the test.
 func openLog(t *testing.T, nc *nats.Conn, opts natslog.Options) *natslog.Log {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute) // a hang guard
+	// A hang guard: a new cluster beside the suite's other servers on a
+	// busy machine has taken over a minute to elect its leaders.
+	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		// Each try on its own clock: a request sent before a new cluster
 		// has its leader may never be answered.
@@ -216,6 +221,7 @@ func startReplicaProcess(t *testing.T, natsURL string) (string, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "AGUI_FAULTS_REPLICA="+natsURL)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
