@@ -86,7 +86,12 @@ type Options struct {
 	// that replica's end. A reader sees an event once it is in the log. The
 	// terminal event's Append and Close wait for the queue to drain; a
 	// failure that cannot be repaired fails every later Append (see pipe).
-	// 0 (the default): one acknowledged publish per event.
+	// 0 (the default): one acknowledged publish per event. Not yet for a
+	// replicated stream (Replicas > 1): a pipelined run whose stream
+	// leader dies mid-run can leave its readers waiting; the fault suite
+	// shows it, and the default writer survives it.
+	//
+	// Window > 0 with Replicas > 1 fails New until that holds.
 	Window int
 	// MaxOutage is how long a run waits out a log it cannot reach (NATS
 	// down or restarting, a cluster between leaders): its appends are
@@ -156,6 +161,9 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	}
 	if opts.MaxOutage <= 0 {
 		opts.MaxOutage = defaultMaxOutage
+	}
+	if opts.Window > 0 && opts.Replicas > 1 {
+		return nil, errors.New("natslog: Window (pipelined appends) does not yet survive a replicated stream losing its leader; use Window 0 with Replicas > 1")
 	}
 	// Pipelined appends (Options.Window) are asynchronous publishes: an
 	// acknowledgement that never comes fails after the request timeout,
@@ -1187,7 +1195,9 @@ func (w *writer) adopt(err error) {
 	var lost *lostAcked
 	switch {
 	case errors.As(err, &ahead):
-		w.inLog, w.streamSeq = ahead.seq, ahead.streamSeq
+		// Never lower: with a pipe, a copy numbered lower than the run's
+		// highest may be the last to have landed.
+		w.inLog, w.streamSeq = max(w.inLog, ahead.seq), ahead.streamSeq
 		w.endedInLog = ahead.terminal
 	case errors.As(err, &lost):
 		w.streamSeq = lost.streamSeq

