@@ -134,6 +134,9 @@ func (p *pipe) close() {
 	<-p.done
 }
 
+// errNoAck is a publish whose acknowledgement did not come in time.
+var errNoAck = errors.New("natslog: no acknowledgement in time")
+
 // flight is a published message and its acknowledgement to come.
 type flight struct {
 	msg *nats.Msg
@@ -179,10 +182,17 @@ func (p *pipe) run() {
 			f := out[0]
 			var ack *jetstream.PubAck
 			if k == 0 {
+				// Bounded here, not only by nats.go: a message it holds
+				// while reconnecting has been seen to wait for its answer
+				// for as long as the outage lasted, past MaxOutage.
+				t := time.NewTimer(apiTimeout)
 				select {
 				case ack = <-f.ack.Ok():
 				case failure = <-f.ack.Err():
+				case <-t.C:
+					failure = errNoAck // its answer, if any, is not waited for
 				}
+				t.Stop()
 			} else {
 				select {
 				case ack = <-f.ack.Ok():
@@ -244,13 +254,22 @@ func (p *pipe) repair(out []flight, unsent []*nats.Msg, failure error) error {
 		return failure
 	}
 	var again []*nats.Msg
+	wait := time.NewTimer(apiTimeout) // for all the answers out, at most
+	defer wait.Stop()
 	for i, f := range out {
-		if i > 0 || failure == nil { // the failed one's answer is in already
+		if f.ack != nil && (i > 0 || failure == nil) { // the failed one's answer is in already
 			select {
 			case <-f.ack.Ok():
 			case err := <-f.ack.Err():
 				if wrongLast(err) {
 					return fmt.Errorf("%w: another replica took the run: %w", runlog.ErrLeaseLost, err)
+				}
+			case <-wait.C:
+				// Unanswered: sent again below all the same. A copy that
+				// lands later is one more duplicate, and none lands after
+				// the run's end (fenceOff).
+				for j := i; j < len(out); j++ {
+					out[j].ack = nil
 				}
 			}
 		}
