@@ -337,29 +337,30 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	}
 	w.sub = sub
 	w.readers.self = l.id
-	if w.beats, err = l.nc.Subscribe(l.readersSubject(info.RunID), w.readers.heard); err != nil {
+	fail := func(err error) (runlog.Writer, error) {
 		_ = sub.Unsubscribe()
+		if w.beats != nil {
+			_ = w.beats.Unsubscribe()
+		}
 		forget()
 		return nil, err
+	}
+	if w.beats, err = l.nc.Subscribe(l.readersSubject(info.RunID), w.readers.heard); err != nil {
+		w.beats = nil
+		return fail(err)
 	}
 	fctx, cancel := context.WithTimeout(ctx, l.opts.Lease)
 	err = l.nc.FlushWithContext(fctx)
 	cancel()
 	if err != nil {
-		_ = sub.Unsubscribe()
-		_ = w.beats.Unsubscribe()
-		forget()
-		return nil, err
+		return fail(err)
 	}
 	if l.opts.Window > 0 {
 		fctx, cancel := context.WithTimeout(ctx, apiTimeout)
 		ack, err := l.js.Publish(fctx, l.fenceSubject(info.RunID), []byte(info.Owner), jetstream.WithExpectLastSequencePerSubject(0))
 		cancel()
 		if err != nil {
-			_ = sub.Unsubscribe()
-			_ = w.beats.Unsubscribe()
-			forget()
-			return nil, err
+			return fail(err)
 		}
 		w.pipe = newPipe(w, l.opts.Window, ack.Sequence)
 	}
@@ -1055,13 +1056,10 @@ func (w *writer) Append(data []byte, terminal bool) (uint64, error) {
 	if w.ended {
 		return 0, runlog.ErrEnded
 	}
-	var seq uint64
-	var err error
 	if w.pipe != nil {
-		seq, err = w.pipe.append(data, terminal)
-	} else {
-		seq, err = w.appendSync(data, terminal)
+		return w.pipe.append(data, terminal) // its end goes through finish, which rewrites the description
 	}
+	seq, err := w.appendSync(data, terminal)
 	if err == nil && terminal {
 		w.putEndMeta()
 	}
@@ -1219,17 +1217,19 @@ func (w *writer) endFenced(data []byte, giveUp time.Time) (uint64, error) {
 
 // finish appends the terminal event end after the run's last message in the
 // log, trying until giveUp. A pipelined run's fence is moved first; after
-// that nothing more of the pipe's lands, and the tail the log has past the
-// last acknowledged message (copies that landed after all, in any order)
-// says the highest number a reader may have seen: the end is numbered past
-// it.
+// that nothing more of the pipe's lands, and, when a publish of the pipe
+// went unanswered or failed, the tail the log has past the last
+// acknowledged message (copies that landed after all, in any order) says
+// the highest number a reader may have seen: the end is numbered past it.
 func (w *writer) finish(end []byte, giveUp time.Time) error {
 	if w.pipe != nil {
 		if err := w.pipe.fenceOff(giveUp); err != nil {
 			return err
 		}
-		if err := w.settleTail(); err != nil {
-			return fmt.Errorf("%w: %w", runlog.ErrUnavailable, err)
+		if w.pipe.unsettled() {
+			if err := w.settleTail(); err != nil {
+				return fmt.Errorf("%w: %w", runlog.ErrUnavailable, err)
+			}
 		}
 	}
 	for range 16 { // each refusal below says where the run's last message is; a few suffice

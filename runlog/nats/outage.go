@@ -30,29 +30,45 @@ const defaultMaxOutage = time.Minute
 // tried again, the same message with the same expectation, until giveUp;
 // then it fails with runlog.ErrUnavailable. Trying again is safe: a try
 // that lands makes every later try of the same message fail its
-// expectation, and landed() tells that refusal from another replica's
-// append (ErrLeaseLost).
-// ctx ends the waiting early (with ErrUnavailable).
+// expectation, and the run's last message tells that refusal from another
+// replica's append (see refusal). ctx ends the waiting early (with
+// ErrUnavailable).
 func (l *Log) publishWaiting(ctx context.Context, msg *nats.Msg, expect uint64, giveUp time.Time) (uint64, error) {
+	return l.publishRetrying(ctx, msg, jetstream.WithExpectLastSequencePerSubject(expect), giveUp, func(err error) (uint64, bool, error) {
+		last, lerr := l.lastOf(ctx, msg.Subject)
+		switch {
+		case lerr != nil:
+			return 0, true, lerr // the log cannot say now: try again
+		case sameMessage(last, msg.Header):
+			return last.Sequence, false, nil
+		}
+		return 0, false, refusal(last, msg.Header, err)
+	})
+}
+
+// publishRetrying publishes msg under the expectation expect, trying again
+// while the failure says nothing about the run (no answer, no responders,
+// the connection away), until giveUp or the end of ctx: then it fails with
+// runlog.ErrUnavailable. A refusal of the expectation goes to refused,
+// which tells what it was: msg itself, landed after all (its stream
+// sequence), a failure, or again when it cannot tell yet.
+func (l *Log) publishRetrying(ctx context.Context, msg *nats.Msg, expect jetstream.PublishOpt, giveUp time.Time,
+	refused func(err error) (seq uint64, again bool, rerr error)) (uint64, error) {
 	backoff := 50 * time.Millisecond
 	for {
 		pctx, cancel := context.WithTimeout(ctx, apiTimeout)
-		ack, err := l.js.PublishMsg(pctx, msg, jetstream.WithExpectLastSequencePerSubject(expect))
+		ack, err := l.js.PublishMsg(pctx, msg, expect)
 		cancel()
-		if err == nil {
+		switch {
+		case err == nil:
 			return ack.Sequence, nil
-		}
-		if wrongLast(err) {
-			last, lerr := l.lastOf(ctx, msg.Subject)
-			switch {
-			case lerr != nil:
-				err = lerr // the log cannot say now: try again
-			case sameMessage(last, msg.Header):
-				return last.Sequence, nil
-			default:
-				return 0, refusal(last, msg.Header, err)
+		case wrongLast(err):
+			seq, again, rerr := refused(err)
+			if !again {
+				return seq, rerr
 			}
-		} else if permanent(err) {
+			err = rerr
+		case permanent(err):
 			return 0, err
 		}
 		if l.nc.IsClosed() || ctx.Err() != nil || !time.Now().Before(giveUp) {

@@ -43,9 +43,12 @@ type pipe struct {
 	queue   []*nats.Msg // appended, not yet published
 	pending int         // published, not yet acknowledged
 	closing bool
-	fenced  bool  // fenceOff done (only the writer's goroutine)
-	err     error // the first failure; sticky
-	done    chan struct{}
+	fenced  bool // fenceOff done (only the writer's goroutine)
+	// repaired is set once a publish went unanswered or failed (see
+	// unsettled).
+	repaired bool
+	err      error // the first failure; sticky
+	done     chan struct{}
 }
 
 func newPipe(w *writer, window int, fence uint64) *pipe {
@@ -174,50 +177,65 @@ func (p *pipe) run() {
 			}
 			out = append(out, flight{msg, ack})
 		}
-		// Take the acknowledgements: block for the oldest, then every one
-		// already in; a failure, or a message that could not be sent,
-		// starts a repair.
 		var failure error
-		for k := 0; len(out) > 0 && failure == nil; k++ {
-			f := out[0]
-			var ack *jetstream.PubAck
-			if k == 0 {
-				// Bounded here, not only by nats.go: a message it holds
-				// while reconnecting has been seen to wait for its answer
-				// for as long as the outage lasted, past MaxOutage.
-				t := time.NewTimer(apiTimeout)
-				select {
-				case ack = <-f.ack.Ok():
-				case failure = <-f.ack.Err():
-				case <-t.C:
-					failure = errNoAck // its answer, if any, is not waited for
-				}
-				t.Stop()
-			} else {
-				select {
-				case ack = <-f.ack.Ok():
-				case failure = <-f.ack.Err():
-				default:
-					k = -1 // none in yet: go publish what queued meanwhile
-				}
-				if k < 0 {
-					break
-				}
-			}
-			if failure == nil {
-				out = out[1:]
-				p.landed(f.msg, ack.Sequence)
-			}
-		}
+		out, failure = p.take(out)
 		if failure == nil && len(unsent) == 0 {
 			continue
 		}
+		p.mu.Lock()
+		p.repaired = true
+		p.mu.Unlock()
 		if err := p.repair(out, unsent, failure); err != nil {
 			p.fail(err)
 			return
 		}
 		out = nil
 	}
+}
+
+// take takes the acknowledgements of out in order, waiting for the oldest
+// (at most the request timeout: a message nats.go holds while reconnecting
+// has been seen to wait for its answer for as long as the outage lasted,
+// past MaxOutage), then those already in; it returns what is left and the
+// failure that stopped it.
+func (p *pipe) take(out []flight) ([]flight, error) {
+	t := time.NewTimer(apiTimeout)
+	defer t.Stop()
+	for first := true; len(out) > 0; first = false {
+		f := out[0]
+		var ack *jetstream.PubAck
+		var err error
+		if first {
+			select {
+			case ack = <-f.ack.Ok():
+			case err = <-f.ack.Err():
+			case <-t.C:
+				err = errNoAck // its answer, if any, is not waited for
+			}
+		} else {
+			select {
+			case ack = <-f.ack.Ok():
+			case err = <-f.ack.Err():
+			default:
+				return out, nil // none in yet: go publish what queued meanwhile
+			}
+		}
+		if err != nil {
+			return out, err
+		}
+		out = out[1:]
+		p.landed(f.msg, ack.Sequence)
+	}
+	return out, nil
+}
+
+// unsettled reports whether a publish of the pipe went unanswered or
+// failed: copies of its messages may have landed past the last one
+// acknowledged.
+func (p *pipe) unsettled() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.repaired || p.err != nil
 }
 
 // landed records that msg is in the log, at stream sequence at.
@@ -291,24 +309,9 @@ func (p *pipe) repair(out []flight, unsent []*nats.Msg, failure error) error {
 // again through an outage until giveUp (ErrUnavailable); a moved fence is
 // ErrLeaseLost.
 func (l *Log) publishFenced(msg *nats.Msg, fence uint64, fenceSubject string, giveUp time.Time) (uint64, error) {
-	backoff := 50 * time.Millisecond
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
-		ack, err := l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequenceForSubject(fence, fenceSubject))
-		cancel()
-		switch {
-		case err == nil:
-			return ack.Sequence, nil
-		case wrongLast(err):
-			return 0, fmt.Errorf("%w: another replica took the run: %w", runlog.ErrLeaseLost, err)
-		case permanent(err):
-			return 0, err
-		case l.nc.IsClosed() || !time.Now().Before(giveUp):
-			return 0, fmt.Errorf("%w: the log did not acknowledge an append: %w", runlog.ErrUnavailable, err)
-		}
-		l.pause(context.Background(), backoff, giveUp)
-		backoff = min(2*backoff, time.Second)
-	}
+	return l.publishRetrying(context.Background(), msg, jetstream.WithExpectLastSequenceForSubject(fence, fenceSubject), giveUp, func(err error) (uint64, bool, error) {
+		return 0, false, fmt.Errorf("%w: another replica took the run: %w", runlog.ErrLeaseLost, err)
+	})
 }
 
 // errIsLost reports whether err says another replica took the run.
