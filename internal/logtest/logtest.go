@@ -12,6 +12,25 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
+// AddSeeds adds the seed corpus of the fuzz targets built on IDAndCursor,
+// whose arguments are (id string, n uint8, after uint64, size uint16): ids
+// empty, of subject separators, of 4,200 bytes (the run id of the chunk
+// allocator's crash) and not UTF-8; cursors at, past and far past the end;
+// events around the chunk sizes.
+func AddSeeds(f *testing.F) {
+	for _, s := range []struct {
+		id    string
+		n     uint8
+		after uint64
+		size  uint16
+	}{
+		{"r", 3, 0, 10}, {"", 1, 0, 0}, {"a.b.*>", 5, 2, 4200}, {string(make([]byte, 4200)), 2, 1, 4200},
+		{"\xff\xfe", 1, 1, 1}, {"r", 0, 0, 0}, {"r", 4, 5, 33000}, {"r", 4, 1<<64 - 1, 1},
+	} {
+		f.Add(s.id, s.n, s.after, s.size)
+	}
+}
+
 // IDAndCursor starts a run of id on l, appends n events of size bytes (the
 // last one terminal; none: Close ends the run), and reads it after the
 // cursor: the events after it in order, or ErrFuture past the end. An id

@@ -127,7 +127,7 @@ func spread(b *testing.B, runs int, run func(run, n int) error) {
 // one run of one delta, timed until the client reads the first frame.
 func BenchmarkFirstByte(b *testing.B) {
 	url := startNATS(b)
-	agent := steadyAgent(1, 0)
+	agent := pacedAgent(1, 0)
 	serve := func(b *testing.B, window int) string {
 		if window < 0 {
 			srv := httptest.NewServer(server.NewHandler(agent))

@@ -40,25 +40,15 @@ func (s *syncBuffer) String() string {
 // budget of tries), says so in the log, and once the server is back on the
 // same address the log serves again through it.
 func TestConnectReconnectsAfterAnOutage(t *testing.T) {
-	dir := t.TempDir()
-	opts := &natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true}
-	s := runNATS(t, opts)
-	opts.Port = s.Addr().(*net.TCPAddr).Port // the same address after the restart
-	var logs syncBuffer
-	nc, err := natslog.Connect(s.ClientURL(), slog.New(slog.NewTextHandler(&logs, nil)),
-		nats.ReconnectWait(10*time.Millisecond), nats.ReconnectJitter(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	r := newRestartable(t)
+	nc := r.nc
 	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 
-	s.Shutdown()
-	s.WaitForShutdown()
+	r.stop()
 	// At a try every 10ms, nats.go's default budget of 60 tries is spent
 	// within a second (a refused dial on loopback fails at once); the
 	// connection must still be reconnecting after several times that.
@@ -68,7 +58,7 @@ func TestConnectReconnectsAfterAnOutage(t *testing.T) {
 		t.Fatalf("during the outage the connection is %v, want RECONNECTING", st)
 	}
 
-	runNATS(t, opts)
+	r.start()
 	waitUntil(t, nc.IsConnected)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -80,13 +70,48 @@ func TestConnectReconnectsAfterAnOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	out := logs.String()
+	out := r.logs.String()
 	for _, want := range []string{"disconnected from NATS", "reconnected to NATS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the log does not say %q:\n%s", want, out)
 		}
 	}
 }
+
+// restartable is a nats-server in this process that a test stops and
+// starts again on the same address and store, and a connection to it made
+// with Connect that tries again every 10ms (closed with the test), logging
+// to logs.
+type restartable struct {
+	t    *testing.T
+	opts *natsserver.Options
+	s    *natsserver.Server
+	nc   *nats.Conn
+	logs syncBuffer
+}
+
+func newRestartable(t *testing.T) *restartable {
+	t.Helper()
+	r := &restartable{t: t, opts: &natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}}
+	r.s = runNATS(t, r.opts)
+	r.opts.Port = r.s.Addr().(*net.TCPAddr).Port // the same address after a restart
+	nc, err := natslog.Connect(r.s.ClientURL(), slog.New(slog.NewTextHandler(&r.logs, nil)),
+		nats.ReconnectWait(10*time.Millisecond), nats.ReconnectJitter(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	r.nc = nc
+	return r
+}
+
+// stop shuts the server down; start runs it again.
+func (r *restartable) stop() {
+	r.s.Shutdown()
+	r.s.WaitForShutdown()
+}
+
+func (r *restartable) start() { r.s = runNATS(r.t, r.opts) }
 
 // runNATS starts nats-server with opts in this process.
 func runNATS(t *testing.T, opts *natsserver.Options) *natsserver.Server {

@@ -2,36 +2,12 @@ package natslog_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agui-go/sdk/agui/server"
 )
-
-// steadyAgent streams n deltas, one every pace.
-func steadyAgent(n int, pace time.Duration) server.Agent[server.NoState] {
-	return server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
-		m, err := rc.StartTextMessage(server.WithID("m"))
-		if err != nil {
-			return server.Outcome{}, err
-		}
-		for i := range n {
-			if err := m.Append(fmt.Sprintf("d%d ", i)); err != nil {
-				return server.Outcome{}, err
-			}
-			select {
-			case <-time.After(pace):
-			case <-ctx.Done():
-				return server.Outcome{}, ctx.Err()
-			}
-		}
-		return server.Success(), m.End()
-	})
-}
 
 // A reader on another replica counts for detach (issue 20): the client
 // that started a run on A leaves, one on B follows it, and A does not
@@ -40,7 +16,7 @@ func steadyAgent(n int, pace time.Duration) server.Agent[server.NoState] {
 // client left (and with no WithDetach at all, at once).
 func TestDetachCountsReadersOnOtherReplicas(t *testing.T) {
 	const grace = 300 * time.Millisecond
-	agent := steadyAgent(60, 50*time.Millisecond) // 3s, ten graces
+	agent := pacedAgent(60, 50*time.Millisecond) // 3s, ten graces
 	for _, tc := range []struct {
 		name   string
 		grace  time.Duration

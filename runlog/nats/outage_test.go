@@ -4,13 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"github.com/agui-go/sdk/agui/server/runlog"
@@ -26,16 +23,8 @@ import (
 // back, numbered as the end would have been: the end goes after it (it
 // once took that append for its own end, and the run never ended).
 func TestOutageLongerThanMaxOutage(t *testing.T) {
-	opts := &natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}
-	s := runNATS(t, opts)
-	opts.Port = s.Addr().(*net.TCPAddr).Port
-	var logs syncBuffer
-	nc, err := natslog.Connect(s.ClientURL(), slog.New(slog.NewTextHandler(&logs, nil)),
-		nats.ReconnectWait(10*time.Millisecond), nats.ReconnectJitter(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	r := newRestartable(t)
+	nc := r.nc
 	const maxOutage = time.Second
 	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: time.Second, MaxOutage: maxOutage})
 	if err != nil {
@@ -51,8 +40,7 @@ func TestOutageLongerThanMaxOutage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s.Shutdown()
-	s.WaitForShutdown()
+	r.stop()
 	waitUntil(t, func() bool { return nc.Status() == nats.RECONNECTING })
 	t0 := time.Now()
 	_, err = w.Append([]byte(`{"type":"X"}`), false)
@@ -70,7 +58,7 @@ func TestOutageLongerThanMaxOutage(t *testing.T) {
 		t.Fatal("Close waits for the log")
 	}
 	time.Sleep(3 * maxOutage) // the outage goes on
-	runNATS(t, opts)
+	r.start()
 	waitUntil(t, nc.IsConnected)
 	var all []runlog.Entry
 	waitUntil(t, func() bool {
@@ -97,16 +85,8 @@ func TestOutageLongerThanMaxOutage(t *testing.T) {
 // follows the run through the outage and one from the start after it, still
 // get every event once, in order, and the one end.
 func TestWindowOutageRepaired(t *testing.T) {
-	opts := &natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}
-	s := runNATS(t, opts)
-	opts.Port = s.Addr().(*net.TCPAddr).Port
-	var logs syncBuffer
-	nc, err := natslog.Connect(s.ClientURL(), slog.New(slog.NewTextHandler(&logs, nil)),
-		nats.ReconnectWait(10*time.Millisecond), nats.ReconnectJitter(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	r := newRestartable(t)
+	nc := r.nc
 	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: steadyLease, Window: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -147,12 +127,11 @@ func TestWindowOutageRepaired(t *testing.T) {
 		followed <- got
 	}()
 	<-half
-	s.Shutdown()
-	s.WaitForShutdown()
+	r.stop()
 	// Longer than an acknowledgement is waited for (5s): the publishes
 	// out fail, and the pipe repairs.
 	time.Sleep(6 * time.Second)
-	runNATS(t, opts)
+	r.start()
 	if err := <-appended; err != nil {
 		t.Fatal(err)
 	}
@@ -184,16 +163,8 @@ func TestWindowOutageRepaired(t *testing.T) {
 // looked live for good; the owner now moves the run's fence before its
 // end, so they are refused.
 func TestWindowOutageLongerThanMaxOutage(t *testing.T) {
-	opts := &natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true}
-	s := runNATS(t, opts)
-	opts.Port = s.Addr().(*net.TCPAddr).Port
-	var logs syncBuffer
-	nc, err := natslog.Connect(s.ClientURL(), slog.New(slog.NewTextHandler(&logs, nil)),
-		nats.ReconnectWait(10*time.Millisecond), nats.ReconnectJitter(0, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	r := newRestartable(t)
+	nc := r.nc
 	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: time.Second, MaxOutage: 2 * time.Second, Window: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -214,13 +185,12 @@ func TestWindowOutageLongerThanMaxOutage(t *testing.T) {
 		stopped <- err
 	}()
 	time.Sleep(300 * time.Millisecond)
-	s.Shutdown()
-	s.WaitForShutdown()
+	r.stop()
 	if err := <-stopped; !errors.Is(err, runlog.ErrUnavailable) {
 		t.Fatalf("appends through the outage ended with %v, want ErrUnavailable", err)
 	}
 	time.Sleep(2 * time.Second) // the outage goes on
-	runNATS(t, opts)
+	r.start()
 	waitUntil(t, nc.IsConnected)
 	waitUntil(t, func() bool {
 		info, err := l.Info(context.Background(), "r")

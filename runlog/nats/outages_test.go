@@ -20,7 +20,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/agui-go/sdk/agui/server"
 	natslog "github.com/agui-go/sdk/runlog/nats"
 )
 
@@ -31,27 +30,6 @@ const (
 	faultPace   = 50 * time.Millisecond
 	faultLease  = 5 * time.Second
 )
-
-// pacedAgent streams n deltas, one every pace.
-func pacedAgent(n int, pace time.Duration) server.Agent[server.NoState] {
-	return server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
-		m, err := rc.StartTextMessage(server.WithID("m"))
-		if err != nil {
-			return server.Outcome{}, err
-		}
-		for i := range n {
-			if err := m.Append(fmt.Sprintf("d%d ", i)); err != nil {
-				return server.Outcome{}, err
-			}
-			select {
-			case <-time.After(pace):
-			case <-ctx.Done():
-				return server.Outcome{}, ctx.Err()
-			}
-		}
-		return server.Success(), m.End()
-	})
-}
 
 // stream reads an SSE body to its end in a goroutine: started is closed at
 // the first frame (or the end), and frames gives every frame at the end.

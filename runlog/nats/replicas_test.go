@@ -70,6 +70,27 @@ func gatedAgent(n, pause int, gate <-chan struct{}) server.Agent[server.NoState]
 	})
 }
 
+// pacedAgent streams n deltas, one every pace.
+func pacedAgent(n int, pace time.Duration) server.Agent[server.NoState] {
+	return server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		m, err := rc.StartTextMessage(server.WithID("m"))
+		if err != nil {
+			return server.Outcome{}, err
+		}
+		for i := range n {
+			if err := m.Append(fmt.Sprintf("d%d ", i)); err != nil {
+				return server.Outcome{}, err
+			}
+			select {
+			case <-time.After(pace):
+			case <-ctx.Done():
+				return server.Outcome{}, ctx.Err()
+			}
+		}
+		return server.Success(), m.End()
+	})
+}
+
 // replica is one handler on the shared NATS server.
 type replica struct {
 	url   string
