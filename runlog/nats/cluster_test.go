@@ -241,18 +241,15 @@ func TestRunSurvivesTheStreamLeaderKilled(t *testing.T) {
 
 // On a replicated stream an owner whose run another replica ended reads
 // the refusal of its next append as such (ErrLeaseLost) and appends
-// nothing after that end. (The pipelined writer is refused on replicated
-// streams for now.) (nats.go documents that a
+// nothing after that end, appending one at a time or pipelined. (nats.go
+// documents that a
 // replicated stream may refuse with code 10164 rather than 10071; both are
 // taken for "wrong last sequence". This server answered 10071 here.)
 func TestLeaseLostOnAReplicatedStream(t *testing.T) {
 	c := startCluster(t, 3)
 	nc := c.connect(t)
 	defer nc.Close()
-	if _, err := natslog.New(context.Background(), nc, natslog.Options{Prefix: "R3WIN", Replicas: 3, Window: 8}); err == nil {
-		t.Fatal("New took Window with Replicas 3, which the pipelined writer does not survive yet")
-	}
-	for _, window := range []int{0} {
+	for _, window := range []int{0, 8} {
 		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
 			nc := c.connect(t)
 			defer nc.Close()

@@ -83,15 +83,14 @@ type Options struct {
 	// Each expects the run's fence rather than the run's previous message,
 	// so they need no acknowledgement in between, and a replica that takes
 	// the run moves the fence first: nothing of the owner's lands after
-	// that replica's end. A reader sees an event once it is in the log. The
-	// terminal event's Append and Close wait for the queue to drain; a
+	// that replica's end. The events that queue while a publish is on its
+	// way go out together, several in one message (see pack): nothing
+	// waits to fill one, so this adds no latency, and an agent that emits
+	// faster than the log acknowledges costs JetStream a message per batch
+	// rather than per event. A reader sees an event once it is in the log.
+	// The terminal event's Append and Close wait for the queue to drain; a
 	// failure that cannot be repaired fails every later Append (see pipe).
-	// 0 (the default): one acknowledged publish per event. Not yet for a
-	// replicated stream (Replicas > 1): a pipelined run whose stream
-	// leader dies mid-run can leave its readers waiting; the fault suite
-	// shows it, and the default writer survives it.
-	//
-	// Window > 0 with Replicas > 1 fails New until that holds.
+	// 0 (the default): one acknowledged publish per event.
 	Window int
 	// MaxOutage is how long a run waits out a log it cannot reach (NATS
 	// down or restarting, a cluster between leaders): its appends are
@@ -161,9 +160,6 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	}
 	if opts.MaxOutage <= 0 {
 		opts.MaxOutage = defaultMaxOutage
-	}
-	if opts.Window > 0 && opts.Replicas > 1 {
-		return nil, errors.New("natslog: Window (pipelined appends) does not yet survive a replicated stream losing its leader; use Window 0 with Replicas > 1")
 	}
 	// Pipelined appends (Options.Window) are asynchronous publishes: an
 	// acknowledgement that never comes fails after the request timeout,
@@ -356,14 +352,19 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 		return fail(err)
 	}
 	if l.opts.Window > 0 {
+		// No expectation: this start owns the id (the description above is
+		// its), and a fence an earlier try left behind (its answer lost,
+		// the start given up) is simply replaced. Expecting none made every
+		// retry of that POST fail for good.
 		fctx, cancel := context.WithTimeout(ctx, apiTimeout)
-		ack, err := l.js.Publish(fctx, l.fenceSubject(info.RunID), []byte(info.Owner), jetstream.WithExpectLastSequencePerSubject(0))
+		ack, err := l.js.Publish(fctx, l.fenceSubject(info.RunID), []byte(info.Owner))
 		cancel()
 		if err != nil {
 			return fail(err)
 		}
 		w.pipe = newPipe(w, l.opts.Window, ack.Sequence)
 	}
+	w.renewing, w.stopRenewing = context.WithCancel(context.Background())
 	go w.renew()
 	return w, nil
 }
@@ -465,7 +466,7 @@ func (l *Log) info(ctx context.Context, runID string) (info runlog.Info, first, 
 		return runlog.Info{}, nil, nil, err
 	}
 	if last != nil {
-		info.First, info.Last = seqOf(first.Header), seqOf(last.Header)
+		info.First, info.Last = seqOf(first.Header), high(last.Header)
 		if last.Header.Get(hdrTerminal) != "" {
 			info.Ended, info.EndedAt = true, last.Time
 		}
@@ -663,9 +664,9 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			}
 			l.delivered.Add(1)
 			h := msg.Headers()
-			seq := seqOf(h)
+			seq, n := seqOf(h), countOf(h)
 			terminal := h.Get(hdrTerminal) != ""
-			if seq <= after {
+			if seq+n-1 <= after {
 				continue // a start too early, or a message again (a pipe's repair)
 			}
 			if seq > after+1 && !terminal {
@@ -690,6 +691,26 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			// A terminal event past a hole ends the run all the same: a
 			// replica that found the owner gone appended it, and what the
 			// owner did not repair never comes.
+			if n > 1 {
+				// A packed message (see pack): the events after `after`.
+				more := true
+				err := unpack(msg.Data(), n, func(i uint64, event []byte) bool {
+					if seq+i <= after {
+						return true
+					}
+					after = seq + i
+					more = yield(runlog.Entry{Seq: after, Data: event, Terminal: terminal && i == n-1}, nil)
+					return more
+				})
+				if err != nil {
+					yield(runlog.Entry{}, fmt.Errorf("natslog: run %q, events %d to %d: %w", runID, seq, seq+n-1, err))
+					return
+				}
+				if !more || terminal {
+					return
+				}
+				continue
+			}
 			after = seq
 			e := runlog.Entry{Seq: seq, Data: msg.Data(), Terminal: terminal}
 			if !yield(e, nil) || e.Terminal {
@@ -805,7 +826,7 @@ func (l *Log) behind(ctx context.Context, runID string, after uint64) (start uin
 	if err != nil {
 		return 0, false, fmt.Errorf("%w: %w", errCannotSay, err)
 	}
-	if seqOf(last.Header) <= after {
+	if high(last.Header) <= after {
 		return 0, false, nil // nothing newer: keep waiting
 	}
 	if after+1 < seqOf(first.Header) {
@@ -991,7 +1012,7 @@ func (l *Log) endLost(ctx context.Context, k, owner string) error {
 		if last.Header.Get(hdrTerminal) != "" {
 			return nil // ended after all
 		}
-		seq, streamSeq = seqOf(last.Header), last.Sequence
+		seq, streamSeq = high(last.Header), last.Sequence
 	}
 	msg := nats.NewMsg(l.keySubject(k))
 	msg.Header.Set(hdrSeq, strconv.FormatUint(seq+1, 10))
@@ -1031,6 +1052,10 @@ type writer struct {
 
 	stop, done chan struct{}
 	closeOnce  sync.Once
+	// renewing ends when the renewals stop, and with it a renewal under
+	// way (see renew).
+	renewing     context.Context
+	stopRenewing context.CancelFunc
 }
 
 // message is the run's message number seq. Its writer header names the
@@ -1123,20 +1148,37 @@ func (w *writer) CancelReason() string {
 // renew keeps the lease alive until Close.
 func (w *writer) renew() {
 	defer close(w.done)
-	t := time.NewTicker(w.l.opts.Lease / 3)
+	// Every third of the lease; after a renewal that failed (an outage, a
+	// server slow to answer), again soon, so that the lease is renewed
+	// within moments of NATS being back rather than a third of a lease
+	// later: the lease watch of another replica, back as soon, gives an
+	// owner one lease time after an outage before it judges its lease.
+	// A renewal is waited for up to a lease time: one that a busy server
+	// stores late still renews (the lease's age is counted from when the
+	// server stored it), and giving up on it at the next tick only sent
+	// another to the same queue.
+	// (stopRenew ends the wait: it cancels w.renewing.)
+	every := w.l.opts.Lease / 3
+	retry := min(every, 250*time.Millisecond)
+	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
 		select {
 		case <-w.stop:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease/3)
-			_, _ = w.l.lease.Put(ctx, key(w.runID), []byte(w.owner))
+			ctx, cancel := context.WithTimeout(w.renewing, w.l.opts.Lease)
+			_, err := w.l.lease.Put(ctx, key(w.runID), []byte(w.owner))
 			// A run that outlasts the TTL keeps its description too.
-			if time.Since(w.metaAt) >= w.l.opts.TTL/2 && w.l.putMeta(ctx, w.meta) == nil {
+			if err == nil && time.Since(w.metaAt) >= w.l.opts.TTL/2 && w.l.putMeta(ctx, w.meta) == nil {
 				w.metaAt = time.Now()
 			}
 			cancel()
+			if err != nil {
+				t.Reset(retry)
+			} else {
+				t.Reset(every)
+			}
 		}
 	}
 }
@@ -1158,7 +1200,7 @@ func (w *writer) Close() error {
 			w.lost = errIsLost(w.failed)
 		}
 		if w.endedInLog || w.lost {
-			w.release()
+			w.releaseEnded()
 			return
 		}
 		end := runlog.LostEvent("the run's owner released it without ending it")
@@ -1171,7 +1213,7 @@ func (w *writer) Close() error {
 			// Ended (by this writer or by another replica), or refused for
 			// good: a refused end keeps the lease to expire.
 			if err == nil || errIsLost(err) {
-				w.release()
+				w.releaseEnded()
 			} else {
 				w.stopRenew()
 			}
@@ -1275,7 +1317,7 @@ func (w *writer) settleTail() error {
 		if m.Header.Get(hdrTerminal) != "" && writerOf(m.Header) == w.id {
 			w.endedInLog = true // an end of this writer's landed after all
 		}
-		w.inLog = max(w.inLog, seqOf(m.Header))
+		w.inLog = max(w.inLog, high(m.Header))
 		w.streamSeq, next = m.Sequence, m.Sequence+1
 	}
 }
@@ -1288,7 +1330,7 @@ func (w *writer) finishLater(end []byte) {
 	for {
 		err := w.finish(end, time.Now().Add(w.l.opts.MaxOutage))
 		if err == nil || errIsLost(err) {
-			w.release()
+			w.releaseEnded()
 			return
 		}
 		if w.l.ctx.Err() != nil || !errors.Is(err, runlog.ErrUnavailable) {
@@ -1300,11 +1342,30 @@ func (w *writer) finishLater(end []byte) {
 
 // stopRenew stops renewing the lease.
 func (w *writer) stopRenew() {
+	w.stopRenewing()
 	close(w.stop)
 	<-w.done
 }
 
 // release stops renewing the lease and gives it up.
+// releaseEnded releases the lease of a run that ended: by this writer, or
+// by the replica that took it. A run taken by another replica may not have
+// its end yet: that replica moves the fence, then appends RUN_LOST, and
+// can fail in between (a request timing out on a busy server). Its lease
+// then stays, unrenewed, so that the lease watch finds it expired and ends
+// the run; deleting it left a run nobody would end, its readers waiting
+// for good (seen in the fault suite under -race).
+func (w *writer) releaseEnded() {
+	if !w.endedInLog {
+		last, err := w.l.lastOf(context.Background(), w.subject)
+		if err != nil || last == nil || last.Header.Get(hdrTerminal) == "" {
+			w.stopRenew()
+			return
+		}
+	}
+	w.release()
+}
+
 func (w *writer) release() {
 	w.stopRenew()
 	ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)

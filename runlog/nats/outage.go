@@ -139,10 +139,10 @@ func writerOf(h nats.Header) string {
 func refusal(last *jetstream.RawStreamMsg, h nats.Header, err error) error {
 	ours := last != nil && writerOf(last.Header) == writerOf(h)
 	switch {
-	case ours && seqOf(last.Header)+1 >= seqOf(h):
-		return &aheadError{seq: seqOf(last.Header), streamSeq: last.Sequence, terminal: last.Header.Get(hdrTerminal) != ""}
+	case ours && high(last.Header)+1 >= seqOf(h):
+		return &aheadError{seq: high(last.Header), streamSeq: last.Sequence, terminal: last.Header.Get(hdrTerminal) != ""}
 	case ours:
-		return &lostAcked{from: seqOf(last.Header) + 1, streamSeq: last.Sequence}
+		return &lostAcked{from: high(last.Header) + 1, streamSeq: last.Sequence}
 	case last == nil && seqOf(h) > 1:
 		return &lostAcked{from: 1}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -40,8 +41,9 @@ type pipe struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	queue   []*nats.Msg // appended, not yet published
-	pending int         // published, not yet acknowledged
+	queue   []queued // appended, not yet published
+	queuedN int      // events in queue
+	pending int      // events published, not yet acknowledged
 	closing bool
 	fenced  bool // fenceOff done (only the writer's goroutine)
 	// repaired is set once a publish went unanswered or failed (see
@@ -64,7 +66,7 @@ func (p *pipe) append(data []byte, terminal bool) (uint64, error) {
 	w := p.w
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for len(p.queue)+p.pending >= p.window && p.err == nil {
+	for p.queuedN+p.pending >= p.window && p.err == nil {
 		p.cond.Wait()
 	}
 	if p.err != nil {
@@ -75,7 +77,7 @@ func (p *pipe) append(data []byte, terminal bool) (uint64, error) {
 		// the fence is moved and the end appended after the run's last
 		// message (fenceOff), so that no copy of an earlier message, one
 		// nats.go still holds, lands after it.
-		for (len(p.queue) > 0 || p.pending > 0) && p.err == nil {
+		for (p.queuedN > 0 || p.pending > 0) && p.err == nil {
 			p.cond.Wait()
 		}
 		if p.err != nil {
@@ -90,11 +92,31 @@ func (p *pipe) append(data []byte, terminal bool) (uint64, error) {
 		}
 		return seq, err
 	}
+	// Into the last message queued when it has room (see pack): it has
+	// not gone yet, and goes with this event.
+	if k := len(p.queue); k > 0 {
+		q := &p.queue[k-1]
+		if buf, ok := pack(q.msg.Data, q.n, data); ok {
+			q.msg.Data = buf
+			q.n++
+			p.queuedN++
+			w.seq++
+			return w.seq, nil // the sender is awake already: it has a queue
+		}
+	}
 	msg := w.message(w.seq+1, append([]byte(nil), data...), false) // sent later: the caller may reuse data
-	p.queue = append(p.queue, msg)
+	p.queue = append(p.queue, queued{msg, 1})
+	p.queuedN++
 	w.seq++
 	p.cond.Broadcast()
 	return w.seq, nil
+}
+
+// queued is a message in the pipe's queue and the number of events it
+// holds.
+type queued struct {
+	msg *nats.Msg
+	n   int
 }
 
 // fenceOff moves the run's fence, so that none of the pipe's messages can
@@ -162,17 +184,26 @@ func (p *pipe) run() {
 		}
 		batch := p.queue
 		p.queue = nil
-		p.pending += len(batch)
+		p.pending += p.queuedN
+		p.queuedN = 0
+		for _, q := range batch {
+			if q.n > 1 {
+				q.msg.Header[hdrCount] = []string{strconv.Itoa(q.n)}
+			}
+		}
 		p.mu.Unlock()
 
 		var unsent []*nats.Msg
-		for i, msg := range batch {
+		for i, q := range batch {
+			msg := q.msg
 			// No retries of nats.go's own (on "no responders" it sends the
 			// message again later, after whatever this pipe sent since):
 			// a failure is repaired here, in order.
 			ack, err := p.w.l.js.PublishMsgAsync(msg, jetstream.WithExpectLastSequenceForSubject(p.fence, p.fenceSubject), jetstream.WithRetryAttempts(0))
 			if err != nil {
-				unsent = batch[i:] // repaired below, with whatever is out
+				for _, q := range batch[i:] { // repaired below, with whatever is out
+					unsent = append(unsent, q.msg)
+				}
 				break
 			}
 			out = append(out, flight{msg, ack})
@@ -241,8 +272,8 @@ func (p *pipe) unsettled() bool {
 // landed records that msg is in the log, at stream sequence at.
 func (p *pipe) landed(msg *nats.Msg, at uint64) {
 	p.mu.Lock()
-	p.pending--
-	p.w.inLog, p.w.streamSeq = seqOf(msg.Header), at
+	p.pending -= int(countOf(msg.Header))
+	p.w.inLog, p.w.streamSeq = high(msg.Header), at
 	if msg.Header.Get(hdrTerminal) != "" {
 		p.w.endedInLog = true
 	}
@@ -252,7 +283,7 @@ func (p *pipe) landed(msg *nats.Msg, at uint64) {
 
 func (p *pipe) fail(err error) {
 	p.mu.Lock()
-	p.err, p.queue = err, nil
+	p.err, p.queue, p.queuedN = err, nil, 0
 	p.cond.Broadcast()
 	p.mu.Unlock()
 }

@@ -171,3 +171,59 @@ func waitFor(t *testing.T, l *natslog.Log, run string, seq uint64) {
 	}
 	t.Fatalf("run %s never reached event %d", run, seq)
 }
+
+// A replica that takes a pipelined run moves the run's fence and then
+// appends RUN_LOST; when it fails in between (a request timing out on a
+// busy server), the owner, refused by the fence, must not delete its lease
+// as it would for a run that ended: the lease expires and the lease watch
+// ends the run. Deleting it left a run nobody ended and its readers
+// waiting for good (the fault suite under -race).
+func TestWindowTakenWithoutEndIsEnded(t *testing.T) {
+	nc, err := nats.Connect(startNATS(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 2 * time.Second, Memory: true, Window: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	w, err := l.Start(ctx, runlog.Info{ThreadID: "t", RunID: "half-taken", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Append([]byte(`{"n":1}`), false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, l, "half-taken", 1)
+	js, _ := jetstream.New(nc)
+	st, err := js.Stream(ctx, "AGUI_RUNLOG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fence, err := st.GetLastMsgForSubject(ctx, natslog.FenceSubject("half-taken"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fence moved, and no end after it.
+	if _, err := js.Publish(ctx, natslog.FenceSubject("half-taken"), nil, jetstream.WithExpectLastSequencePerSubject(fence.Sequence)); err != nil {
+		t.Fatal(err)
+	}
+	var appendErr error
+	for i := 2; i < 100 && appendErr == nil; i++ {
+		_, appendErr = w.Append(fmt.Appendf(nil, `{"n":%d}`, i), false)
+	}
+	if !errors.Is(appendErr, runlog.ErrLeaseLost) {
+		t.Fatalf("the owner's appends after the fence moved: %v", appendErr)
+	}
+	w.Close()
+	got, err := read(t, l, "half-taken", 0) // within its hang guard
+	if err != nil {
+		t.Fatalf("reading the run: %v (%d entries)", err, len(got))
+	}
+	if end := got[len(got)-1]; !end.Terminal || !strings.Contains(string(end.Data), "RUN_LOST") {
+		t.Fatalf("the run ends %s", end.Data)
+	}
+}
