@@ -1,6 +1,10 @@
 package natslog
 
-import "time"
+import (
+	"time"
+
+	"github.com/agui-go/sdk/agui/server/runlog"
+)
 
 // Delivered is how many messages the log's reads have received from
 // JetStream so far.
@@ -26,3 +30,7 @@ func MetaKey(runID string) string { return key(runID) }
 
 // FenceSubject is the subject of a run's fence under the default prefix.
 func FenceSubject(runID string) string { return "agui_runlog.fence." + key(runID) }
+
+// StopRenewals stops a writer's lease renewals, as a busy machine whose
+// renewals never land would.
+func StopRenewals(w runlog.Writer) { w.(*writer).stopRenew() }

@@ -321,6 +321,10 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 	}
 	w := &writer{l: l, id: runlog.NewRunID(), meta: m, metaAt: time.Now(), runID: info.RunID, owner: info.Owner, subject: l.evSubject(info.RunID), cancel: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	sub, err := l.nc.Subscribe(l.cancelSubject(info.RunID), func(msg *nats.Msg) {
+		if msg.Header.Get(hdrPing) != "" {
+			_ = msg.Respond(nil) // alive (see Log.alive)
+			return
+		}
 		w.cancelOnce.Do(func() {
 			w.reason = string(msg.Data)
 			close(w.cancel)
@@ -936,10 +940,32 @@ func (l *Log) sweep(ctx context.Context) {
 		if time.Since(e.Created()) < l.opts.Lease {
 			continue
 		}
+		if l.alive(ctx, e.Key()) {
+			continue
+		}
 		if l.endLost(ctx, e.Key(), string(e.Value())) == nil {
 			_ = l.lease.Delete(ctx, e.Key(), jetstream.LastRevision(e.Revision()))
 		}
 	}
+}
+
+// hdrPing marks a message on a run's cancel subject that asks whether its
+// owner is alive rather than cancelling the run.
+const hdrPing = "Agui-Ping"
+
+// alive asks the owner of the run of key k whether it is alive, on the
+// subject it listens to for cancels, before the run is declared lost for
+// a lease it did not renew: an owner on a busy machine, or one whose
+// renewals a slow server stores late, answers, and its run goes on. One
+// that is gone has no subscription there (no responders, at once); one cut
+// off from NATS cannot answer within a quarter lease. Either is lost.
+func (l *Log) alive(ctx context.Context, k string) bool {
+	ctx, cancel := context.WithTimeout(ctx, l.opts.Lease/4)
+	defer cancel()
+	msg := nats.NewMsg(l.subj + ".cancel." + k)
+	msg.Header.Set(hdrPing, "1")
+	_, err := l.nc.RequestMsgWithContext(ctx, msg)
+	return err == nil
 }
 
 // leases returns every lease, read by a watcher of the bucket that is
@@ -1017,7 +1043,7 @@ func (l *Log) endLost(ctx context.Context, k, owner string) error {
 	msg := nats.NewMsg(l.keySubject(k))
 	msg.Header.Set(hdrSeq, strconv.FormatUint(seq+1, 10))
 	msg.Header.Set(hdrTerminal, "1")
-	msg.Data = runlog.LostEvent("the replica running this run (" + owner + ") stopped renewing its lease")
+	msg.Data = runlog.LostEvent("the replica running this run (" + owner + ") stopped renewing its lease and does not answer")
 	_, err = l.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(streamSeq))
 	return err
 }
@@ -1056,6 +1082,7 @@ type writer struct {
 	// way (see renew).
 	renewing     context.Context
 	stopRenewing context.CancelFunc
+	renewOnce    sync.Once
 }
 
 // message is the run's message number seq. Its writer header names the
@@ -1342,9 +1369,11 @@ func (w *writer) finishLater(end []byte) {
 
 // stopRenew stops renewing the lease.
 func (w *writer) stopRenew() {
-	w.stopRenewing()
-	close(w.stop)
-	<-w.done
+	w.renewOnce.Do(func() {
+		w.stopRenewing()
+		close(w.stop)
+		<-w.done
+	})
 }
 
 // release stops renewing the lease and gives it up.
