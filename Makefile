@@ -43,6 +43,8 @@ check-generated:
 # vet, lint and test run every step over the root and each of MODULES,
 # going on past a failure, and end with a summary of what failed
 # (.ci/suite); check runs the three as one such pass after the quick checks.
+# The steps run in two lanes at once (the root and runlog/nats; the other
+# modules); SUITE_JOBS=1 runs them one at a time.
 SUITE := MODULES="$(MODULES)" GO="$(GO)" bash .ci/suite
 
 vet:
@@ -61,9 +63,11 @@ test:
 	$(SUITE) test
 
 # The durable runs' fault suite against real nats-server processes
-# (runlog/nats, build tag faults), without and with -race: outages of 1s to
-# 180s (SIGTERM and SIGKILL), a cluster node killed, a replica killed, 1,000
-# runs cut and reattached. About eight minutes; CI runs it after check.
+# (runlog/nats, build tag faults): outages of 1s to 180s (SIGTERM and
+# SIGKILL), a cluster node killed, a replica killed, 1,000 runs cut and
+# reattached; appends one at a time without and with -race, then
+# pipelined (Options.Window) with -race. About twelve minutes; CI runs it
+# after check.
 faults:
 	$(SUITE) faults
 

@@ -10,9 +10,11 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -138,6 +140,30 @@ func wholeLog(t *testing.T, r *replica, run string) []frame {
 	return <-follow(resp.Body).done
 }
 
+// doRetrying sends the request newReq makes until it is answered with
+// something other than 503, waiting Retry-After in between, as a client
+// does, for up to a minute: with a thousand runs at once on a busy machine
+// a replica may shed a request (the log slow to answer). Any other status
+// than 200 is an error with the body's text.
+func doRetrying(c *http.Client, shed *atomic.Int64, newReq func() *http.Request) (*http.Response, error) {
+	for try := 0; ; try++ {
+		resp, err := c.Do(newReq())
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode == http.StatusOK {
+			return resp, nil
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || try == 60 {
+			return nil, fmt.Errorf("%d %s (after %d tries)", resp.StatusCode, body, try+1)
+		}
+		shed.Add(1)
+		time.Sleep(time.Second)
+	}
+}
+
 // expect503 checks that a request during an outage gets a clear 503: a
 // Retry-After header and a JSON body with a code.
 func expect503(t *testing.T, what string, req *http.Request) {
@@ -235,17 +261,38 @@ func TestFaultOutages(t *testing.T) {
 	}
 }
 
-// writers are the Options.Window of the fault tests: appends one at a
-// time, and, with AGUI_FAULTS_WINDOW=64 (say), pipelined as well. The
-// pipelined writer passes the suite without -race but has been seen to
-// hang under it (issue 20's note), so CI runs the default writer alone.
+// writers are the Options.Window of the fault tests: AGUI_FAULTS_WINDOW
+// (say "64", or "0,64"), by default 0, appends one at a time. CI runs the
+// suite once for each writer rather than both at once: the two together
+// kept two cores so busy under -race that lease renewals took longer than
+// the 5-second lease, and runs whose owners were alive ended as lost.
 var writers = func() []int {
-	w := []int{0}
-	if n, err := strconv.Atoi(os.Getenv("AGUI_FAULTS_WINDOW")); err == nil && n > 0 {
-		w = append(w, n)
+	var w []int
+	for f := range strings.SplitSeq(os.Getenv("AGUI_FAULTS_WINDOW"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n >= 0 {
+			w = append(w, n)
+		}
+	}
+	if len(w) == 0 {
+		w = []int{0}
 	}
 	return w
 }()
+
+// logStacks is the stacks of the goroutines of this package (the runs'
+// writers, readers and lease watches), for a failure that shows a run
+// nobody ends.
+func logStacks() string {
+	buf := make([]byte, 16<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(g, "sdk/runlog/nats.(") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
 
 func testOutage(t *testing.T, window int, outage time.Duration, sig syscall.Signal) {
 	// Every write synced: a single server killed with SIGKILL otherwise
@@ -304,7 +351,7 @@ func testOutage(t *testing.T, window int, outage time.Duration, sig syscall.Sign
 		run := fmt.Sprintf("run-%d", i)
 		whole := wholeLog(t, b, run)
 		if err := checkWhole(t, whole, nil); err != nil {
-			t.Errorf("%s: the log: %v\n%s", run, err, rawRun(t, ncA, run))
+			t.Errorf("%s: the log: %v\n%s\nthe log's goroutines:\n%s", run, err, rawRun(t, ncA, run), logStacks())
 			continue
 		}
 		end := whole[len(whole)-1].data
@@ -312,8 +359,12 @@ func testOutage(t *testing.T, window int, outage time.Duration, sig syscall.Sign
 			if len(whole) != len(want) || !strings.Contains(end, "RUN_FINISHED") {
 				t.Errorf("%s: the log has %d events, ending %s; the uncut run has %d", run, len(whole), end, len(want))
 			}
-		} else if errorCode(end) != "RUN_LOG_UNAVAILABLE" {
-			t.Errorf("%s: after an outage of %v the log ends %s", run, outage, end)
+		} else if errorCode(end) != "RUN_LOG_UNAVAILABLE" && (len(whole) != len(want) || !strings.Contains(end, "RUN_FINISHED")) {
+			// Stopped by the outage, or done before it: a pipelined run
+			// runs ahead of its log, and on a busy machine one that began
+			// seconds before the last had all its events in when the
+			// server went.
+			t.Errorf("%s: after an outage of %v the log has %d events, ending %s", run, outage, len(whole), end)
 		}
 		for _, r := range readers[2*i : 2*i+2] {
 			var got []frame
@@ -375,10 +426,7 @@ func TestFaultServerKilledUnsynced(t *testing.T) {
 // mid-run: every run still ends whole, with RUN_FINISHED, for every reader.
 func TestFaultClusterNodeKilled(t *testing.T) {
 	t.Parallel()
-	// Appends one at a time only: a pipelined run (Window) does not yet
-	// outlive the death of its stream's leader (its readers wait for good;
-	// see issue 20's note), so it is not offered for clusters yet.
-	for _, window := range writers[:1] {
+	for _, window := range writers {
 		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
 			t.Parallel()
 			testClusterNodeKilled(t, window)
@@ -451,7 +499,7 @@ func testClusterNodeKilled(t *testing.T, window int) {
 					t.Errorf("%s, reader %d (%d events): %v", run, k, len(got), err)
 				}
 			case <-time.After(5 * time.Minute):
-				t.Fatalf("%s, reader %d: still reading five minutes after the node died", run, k)
+				t.Fatalf("%s, reader %d: still reading five minutes after the node died\n%s\nthe log's goroutines:\n%s", run, k, rawRun(t, ncB, run), logStacks())
 			}
 		}
 	}
@@ -523,22 +571,20 @@ func testThousandRuns(t *testing.T, window int) {
 	const runs = 1000
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 100}, Timeout: 10 * time.Minute}
 	errs := make(chan error, runs)
+	var shed atomic.Int64 // requests answered 503 first
 	var wg sync.WaitGroup
 	for i := range runs {
 		wg.Go(func() {
 			run := fmt.Sprintf("run-%d", i)
 			home, other := reps[i%2], reps[(i+1)%2]
-			req, _ := http.NewRequest(http.MethodPost, home.url+"/agent",
-				strings.NewReader(fmt.Sprintf(`{"threadId":"t-%s","runId":%q,"messages":[]}`, run, run)))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := client.Do(req)
+			resp, err := doRetrying(client, &shed, func() *http.Request {
+				req, _ := http.NewRequest(http.MethodPost, home.url+"/agent",
+					strings.NewReader(fmt.Sprintf(`{"threadId":"t-%s","runId":%q,"messages":[]}`, run, run)))
+				req.Header.Set("Content-Type", "application/json")
+				return req
+			})
 			if err != nil {
 				errs <- fmt.Errorf("%s: POST: %v", run, err)
-				return
-			}
-			if resp.StatusCode != http.StatusOK {
-				resp.Body.Close()
-				errs <- fmt.Errorf("%s: POST %d", run, resp.StatusCode)
 				return
 			}
 			var got []frame
@@ -561,11 +607,13 @@ func testThousandRuns(t *testing.T, window int) {
 			}
 			resp.Body.Close()
 			if cut {
-				req, _ := http.NewRequest(http.MethodGet, other.url+"/agent/runs/"+run+"/events", nil)
-				req.Header.Set("Last-Event-ID", got[len(got)-1].id)
-				resp, err := client.Do(req)
-				if err != nil || resp.StatusCode != http.StatusOK {
-					errs <- fmt.Errorf("%s: reattach: %v %v", run, resp, err)
+				resp, err := doRetrying(client, &shed, func() *http.Request {
+					req, _ := http.NewRequest(http.MethodGet, other.url+"/agent/runs/"+run+"/events", nil)
+					req.Header.Set("Last-Event-ID", got[len(got)-1].id)
+					return req
+				})
+				if err != nil {
+					errs <- fmt.Errorf("%s: reattach: %v", run, err)
 					return
 				}
 				got = append(got, <-follow(resp.Body).done...)
@@ -589,6 +637,9 @@ func testThousandRuns(t *testing.T, window int) {
 	}
 	if n > 0 {
 		t.Errorf("%d of %d runs failed", n, runs)
+	}
+	if k := shed.Load(); k > 0 {
+		t.Logf("%d requests were answered 503 (Retry-After) and tried again", k)
 	}
 	client.CloseIdleConnections()
 }

@@ -62,15 +62,52 @@ type natsProc struct {
 	errs *syncBuffer
 }
 
-// freePort returns a TCP port nothing listens on now.
+// freePort returns a TCP port for a nats-server of the suite: nothing
+// listens on it now, no other server of this process had it, and it lies
+// below the kernel's ephemeral range, so that no listener on port 0 (an
+// httptest server, another test's probe) gets it while its server is down.
+// A port from that range, freed for the three minutes of an outage, was
+// taken by another test's nats-server; the replicas of the first then
+// reconnected to the second, and their appends landed there.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ports.Lock()
+	defer ports.Unlock()
+	if ports.used == nil {
+		ports.used = map[int]bool{}
+		ports.lo, ports.hi = 20000, 30000
+		if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+			var lo, hi int
+			if _, err := fmt.Sscan(string(b), &lo, &hi); err == nil && lo > 11000 {
+				ports.lo, ports.hi = 10000, lo
+			}
+		}
+		ports.next = ports.lo + os.Getpid()%(ports.hi-ports.lo) // apart from a suite running beside this one
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	for range ports.hi - ports.lo {
+		port := ports.next
+		if ports.next++; ports.next >= ports.hi {
+			ports.next = ports.lo
+		}
+		if ports.used[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		ports.used[port] = true
+		return port
+	}
+	t.Fatal("no free port below the ephemeral range")
+	return 0
+}
+
+var ports struct {
+	sync.Mutex
+	used         map[int]bool
+	lo, hi, next int
 }
 
 // newNATSProc starts a JetStream nats-server named name; js is more of its
@@ -116,10 +153,14 @@ func (p *natsProc) start() {
 	go func(cmd *exec.Cmd, exit chan struct{}) { _ = cmd.Wait(); close(exit) }(p.cmd, p.exit)
 	deadline := time.Now().Add(time.Minute) // a hang guard
 	for {
+		// Ready by its own word, not by the port alone: a port that
+		// answers may be another listener's.
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p.port), time.Second)
 		if err == nil {
 			c.Close()
-			return
+			if strings.Contains(p.errs.String(), "Server is ready") {
+				return
+			}
 		}
 		select {
 		case <-p.exit:
