@@ -65,9 +65,9 @@ test:
 # The durable runs' fault suite against real nats-server processes
 # (runlog/nats, build tag faults): outages of 1s to 180s (SIGTERM and
 # SIGKILL), a cluster node killed, a replica killed, 1,000 runs cut and
-# reattached; appends one at a time without and with -race, then
-# pipelined (Options.Window) with -race. About twelve minutes; CI runs it
-# after check.
+# reattached; the default writer (pipelined) without and with -race, then
+# appends one at a time (Options.Window -1) with -race. About twelve
+# minutes; CI runs it after check.
 faults:
 	$(SUITE) faults
 

@@ -53,6 +53,7 @@ func TestLeaseExpiredOwnerAlive(t *testing.T) {
 		t.Fatalf("the run of a live owner ended: %s", got[len(got)-1].Data)
 	}
 	ncOwner.Close() // the owner is gone
+	defer w.Close()
 	got, err := read(t, watcher, "slow-owner", 0)
 	if err != nil {
 		t.Fatalf("reading the run: %v", err)

@@ -126,7 +126,7 @@ func TestReplicasCreatedAndRespected(t *testing.T) {
 	js, _ := jetstream.New(nc)
 	ctx := context.Background()
 
-	l, err := natslog.New(ctx, nc, natslog.Options{Prefix: "R3", Replicas: 3})
+	l, err := natslog.New(ctx, nc, natslog.Options{Prefix: "R3", Replicas: 3, Window: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestReplicasCreatedAndRespected(t *testing.T) {
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "OPS", Subjects: []string{"ops.ev.*"}, Replicas: 3, AllowAtomicPublish: true}); err != nil {
 		t.Fatal(err)
 	}
-	l, err = natslog.New(ctx, nc, natslog.Options{Prefix: "OPS"})
+	l, err = natslog.New(ctx, nc, natslog.Options{Prefix: "OPS", Window: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestRunSurvivesTheStreamLeaderKilled(t *testing.T) {
 	defer ncW.Close()
 	defer ncR.Close()
 	ctx := context.Background()
-	opts := natslog.Options{Replicas: 3, Lease: 5 * time.Second}
+	opts := natslog.Options{Replicas: 3, Lease: 5 * time.Second, Window: -1}
 	lw, err := natslog.New(ctx, ncW, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +249,7 @@ func TestLeaseLostOnAReplicatedStream(t *testing.T) {
 	c := startCluster(t, 3)
 	nc := c.connect(t)
 	defer nc.Close()
-	for _, window := range []int{0, 8} {
+	for _, window := range []int{-1, 8} {
 		t.Run(fmt.Sprint("window=", window), func(t *testing.T) {
 			nc := c.connect(t)
 			defer nc.Close()

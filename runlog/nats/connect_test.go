@@ -42,7 +42,7 @@ func (s *syncBuffer) String() string {
 func TestConnectReconnectsAfterAnOutage(t *testing.T) {
 	r := newRestartable(t)
 	nc := r.nc
-	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 5 * time.Second})
+	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 5 * time.Second, Window: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

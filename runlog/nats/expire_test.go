@@ -33,7 +33,7 @@ func TestExpiredRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer nc.Close()
-		l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 500 * time.Millisecond * k, TTL: ttl, Remember: remember, Memory: true})
+		l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 500 * time.Millisecond * k, TTL: ttl, Remember: remember, Memory: true, Window: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestPartlyExpiredRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer nc.Close()
-		l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 300 * time.Millisecond * k, TTL: ttl, Memory: true})
+		l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: 300 * time.Millisecond * k, TTL: ttl, Memory: true, Window: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

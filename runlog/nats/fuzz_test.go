@@ -26,7 +26,7 @@ func FuzzNATSIDsAndCursors(f *testing.F) {
 	}
 	defer nc.Close()
 	var logs [2]*natslog.Log
-	for i, window := range []int{0, 8} {
+	for i, window := range []int{-1, 8} {
 		l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: steadyLease, Memory: true, Window: window})
 		if err != nil {
 			f.Fatal(err)

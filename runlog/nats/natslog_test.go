@@ -60,14 +60,15 @@ func startNATSLimits(t testing.TB, limits natsserver.JSLimitOpts) string {
 	return s.ClientURL()
 }
 
-// newLog connects to url and opens the log; both close with the test.
+// newLog connects to url and opens the log, its appends one at a time
+// (Window -1: newWindowLog pipelines them); both close with the test.
 func newLog(t testing.TB, url string, lease time.Duration) (*natslog.Log, *nats.Conn) {
 	t.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: lease, Memory: true})
+	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: lease, Memory: true, Window: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestOutageLongerThanMaxOutage(t *testing.T) {
 	r := newRestartable(t)
 	nc := r.nc
 	const maxOutage = time.Second
-	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: time.Second, MaxOutage: maxOutage})
+	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: time.Second, MaxOutage: maxOutage, Window: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
