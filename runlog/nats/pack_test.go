@@ -25,14 +25,7 @@ func TestPackedRunReadFromAnywhere(t *testing.T) {
 			return err
 		}
 		defer w.Close()
-		buf := make([]byte, 0, 32)
-		for i := 1; i <= n; i++ {
-			buf = fmt.Appendf(buf[:0], `{"n":%d}`, i)
-			if seq, err := w.Append(buf, i == n); err != nil || seq != uint64(i) {
-				return fmt.Errorf("%s: append %d: seq %d, %v", run, i, seq, err)
-			}
-		}
-		return nil
+		return appendNumbered(w, run, n)
 	}
 	other := make(chan error, 1)
 	go func() { other <- write("other", n) }()

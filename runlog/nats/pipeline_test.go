@@ -64,13 +64,8 @@ func testWindowRuns(t *testing.T, url string, window, runs, n int) {
 					return err
 				}
 				defer w.Close()
-				buf := make([]byte, 0, 32)
-				for i := 1; i <= n; i++ {
-					buf = fmt.Appendf(buf[:0], `{"n":%d}`, i)
-					seq, err := w.Append(buf, i == n)
-					if err != nil || seq != uint64(i) {
-						return fmt.Errorf("%s: append %d: seq %d, %v", run, i, seq, err)
-					}
+				if err := appendNumbered(w, run, n); err != nil {
+					return err
 				}
 				if _, err := w.Append([]byte(`{}`), false); !errors.Is(err, runlog.ErrEnded) {
 					return fmt.Errorf("%s: append after the end: %v", run, err)
@@ -130,13 +125,7 @@ func TestWindowLeaseLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	// As the lease watch does: the fence first, then the end.
-	fence, err := last.GetLastMsgForSubject(ctx, natslog.FenceSubject("taken"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := js.Publish(ctx, natslog.FenceSubject("taken"), nil, jetstream.WithExpectLastSequencePerSubject(fence.Sequence)); err != nil {
-		t.Fatal(err)
-	}
+	moveFence(t, nc, "taken")
 	lost := nats.NewMsg(subject)
 	lost.Header.Set("Agui-Seq", fmt.Sprint(info.Last+1))
 	lost.Header.Set("Agui-Terminal", "1")
@@ -198,19 +187,7 @@ func TestWindowTakenWithoutEndIsEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, l, "half-taken", 1)
-	js, _ := jetstream.New(nc)
-	st, err := js.Stream(ctx, "AGUI_RUNLOG")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fence, err := st.GetLastMsgForSubject(ctx, natslog.FenceSubject("half-taken"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The fence moved, and no end after it.
-	if _, err := js.Publish(ctx, natslog.FenceSubject("half-taken"), nil, jetstream.WithExpectLastSequencePerSubject(fence.Sequence)); err != nil {
-		t.Fatal(err)
-	}
+	moveFence(t, nc, "half-taken") // and no end after it
 	var appendErr error
 	for i := 2; i < 100 && appendErr == nil; i++ {
 		_, appendErr = w.Append(fmt.Appendf(nil, `{"n":%d}`, i), false)
@@ -225,5 +202,37 @@ func TestWindowTakenWithoutEndIsEnded(t *testing.T) {
 	}
 	if end := got[len(got)-1]; !end.Terminal || !strings.Contains(string(end.Data), "RUN_LOST") {
 		t.Fatalf("the run ends %s", end.Data)
+	}
+}
+
+// appendNumbered appends n events {"n":1} to {"n":n}, the last terminal,
+// reusing one buffer (Append copies), and checks the numbers Append gives.
+func appendNumbered(w runlog.Writer, run string, n int) error {
+	buf := make([]byte, 0, 32)
+	for i := 1; i <= n; i++ {
+		buf = fmt.Appendf(buf[:0], `{"n":%d}`, i)
+		if seq, err := w.Append(buf, i == n); err != nil || seq != uint64(i) {
+			return fmt.Errorf("%s: append %d: seq %d, %v", run, i, seq, err)
+		}
+	}
+	return nil
+}
+
+// moveFence moves a run's fence (default prefix), as a replica that takes
+// the run does before it appends the run's end.
+func moveFence(t *testing.T, nc *nats.Conn, run string) {
+	t.Helper()
+	ctx := context.Background()
+	js, _ := jetstream.New(nc)
+	st, err := js.Stream(ctx, "AGUI_RUNLOG")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fence, err := st.GetLastMsgForSubject(ctx, natslog.FenceSubject(run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, natslog.FenceSubject(run), nil, jetstream.WithExpectLastSequencePerSubject(fence.Sequence)); err != nil {
+		t.Fatal(err)
 	}
 }
