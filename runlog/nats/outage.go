@@ -41,6 +41,13 @@ func (l *Log) publishWaiting(ctx context.Context, msg *nats.Msg, expect uint64, 
 			return 0, true, lerr // the log cannot say now: try again
 		case sameMessage(last, msg.Header):
 			return last.Sequence, false, nil
+		case last == nil && expect == 0, last != nil && last.Sequence == expect:
+			// The log's last message is the one expected, yet the append
+			// was refused: an earlier try of this very message, given up
+			// on, is still on its way (a replicated stream checks an
+			// expectation against what it has proposed, not only what it
+			// has stored). Once it lands, trying again finds it.
+			return 0, true, err
 		}
 		return 0, false, refusal(last, msg.Header, err)
 	})
