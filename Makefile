@@ -43,8 +43,8 @@ check-generated:
 # vet, lint and test run every step over the root and each of MODULES,
 # going on past a failure, and end with a summary of what failed
 # (.ci/suite); check runs the three as one such pass after the quick checks.
-# The steps run in two lanes at once (the root and runlog/nats; the other
-# modules); SUITE_JOBS=1 runs them one at a time.
+# The steps run two at a time, a module's in order (.ci/suite);
+# SUITE_JOBS=1 runs them one at a time.
 SUITE := MODULES="$(MODULES)" GO="$(GO)" bash .ci/suite
 
 vet:
