@@ -273,7 +273,8 @@ func key(runID string) string {
 
 func (l *Log) evSubject(runID string) string     { return l.keySubject(key(runID)) }
 func (l *Log) keySubject(k string) string        { return l.subj + ".ev." + k }
-func (l *Log) cancelSubject(runID string) string { return l.subj + ".cancel." + key(runID) }
+func (l *Log) cancelSubject(runID string) string { return l.keyCancel(key(runID)) }
+func (l *Log) keyCancel(k string) string         { return l.subj + ".cancel." + k }
 
 // fenceSubject is where a run's fence is: one message, which the owner's
 // pipelined events expect to be the last there (Options.Window), and which
@@ -979,7 +980,7 @@ const hdrPing = "Agui-Ping"
 func (l *Log) alive(ctx context.Context, k string) bool {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.Lease/4)
 	defer cancel()
-	msg := nats.NewMsg(l.subj + ".cancel." + k)
+	msg := nats.NewMsg(l.keyCancel(k))
 	msg.Header.Set(hdrPing, "1")
 	_, err := l.nc.RequestMsgWithContext(ctx, msg)
 	return err == nil
@@ -1288,12 +1289,9 @@ func (w *writer) adopt(err error) {
 	}
 }
 
-// endFenced appends a pipelined run's terminal event: the fence moved
-// first, then the event after the run's last message.
+// endFenced appends a pipelined run's terminal event: finish moves the
+// fence first, then appends the event after the run's last message.
 func (w *writer) endFenced(data []byte, giveUp time.Time) (uint64, error) {
-	if err := w.pipe.fenceOff(giveUp); err != nil {
-		return 0, err
-	}
 	if err := w.finish(append([]byte(nil), data...), giveUp); err != nil {
 		return 0, err
 	}
@@ -1395,7 +1393,6 @@ func (w *writer) stopRenew() {
 	})
 }
 
-// release stops renewing the lease and gives it up.
 // releaseEnded releases the lease of a run that ended: by this writer, or
 // by the replica that took it. A run taken by another replica may not have
 // its end yet: that replica moves the fence, then appends RUN_LOST, and
@@ -1414,6 +1411,7 @@ func (w *writer) releaseEnded() {
 	w.release()
 }
 
+// release stops renewing the lease and gives it up.
 func (w *writer) release() {
 	w.stopRenew()
 	ctx, cancel := context.WithTimeout(context.Background(), w.l.opts.Lease)
