@@ -23,18 +23,9 @@ import (
 // back, numbered as the end would have been: the end goes after it (it
 // once took that append for its own end, and the run never ended).
 func TestOutageLongerThanMaxOutage(t *testing.T) {
-	r := newRestartable(t)
-	nc := r.nc
 	const maxOutage = time.Second
-	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: time.Second, MaxOutage: maxOutage, Window: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "r", Owner: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, l, w := outageRun(t, natslog.Options{Lease: time.Second, MaxOutage: maxOutage, Window: -1})
+	nc := r.nc
 	for range 3 {
 		if _, err := w.Append([]byte(`{"type":"X"}`), false); err != nil {
 			t.Fatal(err)
@@ -43,7 +34,7 @@ func TestOutageLongerThanMaxOutage(t *testing.T) {
 	r.stop()
 	waitUntil(t, func() bool { return nc.Status() == nats.RECONNECTING })
 	t0 := time.Now()
-	_, err = w.Append([]byte(`{"type":"X"}`), false)
+	_, err := w.Append([]byte(`{"type":"X"}`), false)
 	if !errors.Is(err, runlog.ErrUnavailable) {
 		t.Fatalf("an append through an outage: %v, want ErrUnavailable", err)
 	}
@@ -85,17 +76,7 @@ func TestOutageLongerThanMaxOutage(t *testing.T) {
 // follows the run through the outage and one from the start after it, still
 // get every event once, in order, and the one end.
 func TestWindowOutageRepaired(t *testing.T) {
-	r := newRestartable(t)
-	nc := r.nc
-	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: steadyLease, Window: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "r", Owner: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, l, w := outageRun(t, natslog.Options{Lease: steadyLease, Window: 16})
 	const n = 3000
 	appended := make(chan error, 1)
 	half := make(chan struct{})
@@ -163,17 +144,8 @@ func TestWindowOutageRepaired(t *testing.T) {
 // looked live for good; the owner now moves the run's fence before its
 // end, so they are refused.
 func TestWindowOutageLongerThanMaxOutage(t *testing.T) {
-	r := newRestartable(t)
+	r, l, w := outageRun(t, natslog.Options{Lease: time.Second, MaxOutage: 2 * time.Second, Window: 16})
 	nc := r.nc
-	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: time.Second, MaxOutage: 2 * time.Second, Window: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "r", Owner: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	stopped := make(chan error, 1)
 	go func() {
 		var err error
@@ -211,4 +183,22 @@ func TestWindowOutageLongerThanMaxOutage(t *testing.T) {
 	if info, err := l.Info(context.Background(), "r"); err != nil || info.Last != uint64(len(all)) {
 		t.Fatalf("info %+v, %v; %d entries", info, err, len(all))
 	}
+}
+
+// outageRun opens a log with opts on a NATS server the test can stop and
+// start again (newRestartable), and starts run "r" on it; the log closes
+// when the test ends.
+func outageRun(t *testing.T, opts natslog.Options) (*restartable, *natslog.Log, runlog.Writer) {
+	t.Helper()
+	r := newRestartable(t)
+	l, err := natslog.New(context.Background(), r.nc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
+	w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "r", Owner: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, l, w
 }

@@ -49,29 +49,33 @@ func readSSE(t testing.TB, r io.Reader, max int) []frame {
 
 // gatedAgent streams n deltas; after delta pause it waits for gate.
 func gatedAgent(n, pause int, gate <-chan struct{}) server.Agent[server.NoState] {
-	return server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
-		m, err := rc.StartTextMessage(server.WithID("m"))
-		if err != nil {
-			return server.Outcome{}, err
-		}
-		for i := range n {
-			if err := m.Append(fmt.Sprintf("d%d ", i)); err != nil {
-				return server.Outcome{}, err
-			}
-			if i == pause && gate != nil {
-				select {
-				case <-gate:
-				case <-ctx.Done():
-					return server.Outcome{}, ctx.Err()
-				}
+	return deltaAgent(n, func(ctx context.Context, i int) error {
+		if i == pause && gate != nil {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 		}
-		return server.Success(), m.End()
+		return nil
 	})
 }
 
 // pacedAgent streams n deltas, one every pace.
 func pacedAgent(n int, pace time.Duration) server.Agent[server.NoState] {
+	return deltaAgent(n, func(ctx context.Context, _ int) error {
+		select {
+		case <-time.After(pace):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+}
+
+// deltaAgent streams n deltas of one text message, calling after once
+// each delta is emitted (its error ends the run).
+func deltaAgent(n int, after func(ctx context.Context, i int) error) server.Agent[server.NoState] {
 	return server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		m, err := rc.StartTextMessage(server.WithID("m"))
 		if err != nil {
@@ -81,10 +85,8 @@ func pacedAgent(n int, pace time.Duration) server.Agent[server.NoState] {
 			if err := m.Append(fmt.Sprintf("d%d ", i)); err != nil {
 				return server.Outcome{}, err
 			}
-			select {
-			case <-time.After(pace):
-			case <-ctx.Done():
-				return server.Outcome{}, ctx.Err()
+			if err := after(ctx, i); err != nil {
+				return server.Outcome{}, err
 			}
 		}
 		return server.Success(), m.End()
@@ -424,15 +426,15 @@ func TestManyRunsCutAndReattached(t *testing.T) {
 
 // BenchmarkAppend is JetStream append throughput for one run (in process,
 // memory storage), as events per second: "sync" is one publish acknowledged
-// by the server per event (Options.Window 0, the default); "window=N"
-// queues up to N events and publishes them asynchronously. Each iteration
+// by the server per event (Options.Window -1); "window=N" queues up to N
+// events and publishes them asynchronously (64 is the default). Each iteration
 // is one event; the terminal event at the end, whose Append waits until
 // everything is in the log, is timed too, so the figure counts only events
 // that are in the log.
 func BenchmarkAppend(b *testing.B) {
 	url := startNATS(b)
 	data := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"msg-1","delta":"Hello, wor"}`)
-	for _, window := range []int{0, 16, 64, 256} {
+	for _, window := range []int{-1, 16, 64, 256} {
 		name := "sync"
 		if window > 0 {
 			name = fmt.Sprintf("window=%d", window)
