@@ -32,7 +32,6 @@ func TestOptionFamilies(t *testing.T) {
 		{"WithTimeout", server.WithTimeout(0), families{run: true, handler: true}},
 		{"WithMaxBodyBytes", server.WithMaxBodyBytes(1), families{handler: true}},
 		{"WithKeepAlive", server.WithKeepAlive(0), families{handler: true}},
-		{"WithFlushLatency", server.WithFlushLatency(0), families{handler: true}},
 		{"WithWriteTimeout", server.WithWriteTimeout(0), families{handler: true}},
 		{"WithLenientInput", server.WithLenientInput(), families{handler: true}},
 		{"WithCORS", server.WithCORS("*"), families{handler: true}},

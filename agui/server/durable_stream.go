@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/protoframe"
@@ -21,21 +19,17 @@ import (
 // runs.
 func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, cfg *handlerConfig) (ended bool) {
 	startStream(w, enc)
-	out := &streamWriter{w: w, rc: http.NewResponseController(w), writeTimeout: cfg.writeTimeout,
-		flushLatency: cfg.flushLatency, last: time.Now()}
 	ctx, stop := d.readContext(r, runID)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	out.gone = cancel
-	out.mu.Lock()
-	out.flushTimer = time.AfterFunc(time.Hour, out.onFlushTimer)
-	out.flushTimer.Stop()
-	if enc == encodingSSE && cfg.keepAlive > 0 {
-		out.keepAlive = cfg.keepAlive
-		out.keepTimer = time.AfterFunc(cfg.keepAlive, out.onKeepAlive)
+	keepAlive := cfg.keepAlive
+	if enc == encodingProtobuf {
+		keepAlive = 0
 	}
-	out.mu.Unlock()
+	// A write that fails stops the reader, which may be waiting for an
+	// event of an idle run.
+	out := newStreamWriter(w, cfg, keepAlive, new(sync.Mutex), new(queue), cancel)
 	defer out.close()
 	var proto []byte
 	for e, err := range d.log.Read(ctx, runID, after) {
@@ -129,52 +123,17 @@ func protoFrame(dst, data []byte) ([]byte, error) {
 	return protoframe.AppendFrame(dst, ev)
 }
 
-// streamWriter writes one reader's stream to its response: the frames of
-// the log, and in SSE a keep-alive comment whenever nothing was written for
-// the handler's keep-alive interval ([WithKeepAlive]), so that a proxy does
-// not cut a reader that follows a run while its agent thinks.
-//
-// Frames are gathered and written as the handler's other streams write
-// them ([WithFlushLatency]): the first after a pause at once, later ones
-// within the latency budget or once writeBatch bytes wait, together; the
-// terminal frame at once. A reader that wrote and flushed every frame
-// made a write to the socket per event, which cost a fast run more than ten
-// times what the same run costs without durable runs. The gathering buffer
-// comes from a pool and goes back after each write, so an idle stream holds
-// none. Timers flush and write the keep-alives, so mu serialises the
-// writes; once closed, nothing more is written.
-type streamWriter struct {
-	w            http.ResponseWriter
-	rc           *http.ResponseController
-	writeTimeout time.Duration
-	flushLatency time.Duration
-	keepAlive    time.Duration
-	gone         context.CancelCauseFunc // stops the reader when a timer finds the client gone
-
-	mu         sync.Mutex
-	closed     bool
-	pending    *[]byte   // frames not yet written (nil: none, and no buffer held)
-	last       time.Time // when bytes last went to the client
-	flushArmed bool
-	flushTimer *time.Timer
-	keepTimer  *time.Timer
-}
-
-var streamBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
-
-// add gathers the frame of one event: with seq 0, data is the frame
-// (protobuf); otherwise it is the event's JSON, framed as SSE with seq as
-// its id. It writes now or within the latency budget; now when last.
+// add queues the frame of one logged event and writes it as the stream's
+// policy says ([streamWriter]): with seq 0, data is the frame (protobuf);
+// otherwise it is the event's JSON, framed as SSE with seq as its id.
 func (s *streamWriter) add(seq uint64, data []byte, last bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed || s.err != nil {
 		return ErrClientDisconnected
 	}
-	if s.pending == nil {
-		s.pending = streamBuffers.Get().(*[]byte)
-	}
-	b := *s.pending
+	s.q.acquire()
+	b := s.q.out
 	if seq == 0 {
 		b = append(b, data...)
 	} else {
@@ -184,116 +143,6 @@ func (s *streamWriter) add(seq uint64, data []byte, last bool) error {
 		b = append(b, data...)
 		b = append(b, "\n\n"...)
 	}
-	*s.pending = b
-	wait := s.flushLatency - time.Since(s.last)
-	if last || wait <= 0 || len(b) >= writeBatch {
-		return s.flushLocked()
-	}
-	if !s.flushArmed {
-		s.flushArmed = true
-		s.flushTimer.Reset(wait)
-	}
-	return nil
-}
-
-// flushLocked writes what is gathered and flushes the response. It hands
-// net/http pieces of writePiece bytes, each under a renewed write deadline
-// ([WithWriteTimeout] bounds the time without progress, not the time a
-// large write takes a slow reader), and flushes once at the end: net/http's
-// connection buffer fills before each system call, as for the handler's
-// other streams.
-func (s *streamWriter) flushLocked() error {
-	if s.pending == nil {
-		return nil
-	}
-	b := *s.pending
-	var err error
-	for len(b) > 0 && err == nil {
-		n := min(len(b), writePiece)
-		s.deadline()
-		_, err = s.w.Write(b[:n])
-		b = b[n:]
-	}
-	if err == nil {
-		s.deadline()
-		if err = s.rc.Flush(); errors.Is(err, http.ErrNotSupported) {
-			err = nil
-		}
-	}
-	*s.pending = (*s.pending)[:0]
-	streamBuffers.Put(s.pending)
-	s.pending = nil
-	s.last = time.Now()
-	return err
-}
-
-func (s *streamWriter) deadline() {
-	if s.writeTimeout > 0 {
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.writeTimeout))
-	}
-}
-
-// failLocked is a write from a timer that failed: the client is gone, and
-// the reader, which may be waiting for an event of an idle run, stops.
-func (s *streamWriter) failLocked() {
-	s.closed = true
-	s.gone(ErrClientDisconnected)
-}
-
-func (s *streamWriter) onFlushTimer() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.flushArmed = false
-	if s.closed {
-		return
-	}
-	if err := s.flushLocked(); err != nil {
-		s.failLocked()
-	}
-}
-
-var keepAliveFrame = []byte(": keep-alive\n\n")
-
-// onKeepAlive writes a keep-alive if the stream has been idle for the
-// interval, and sets the timer for when the next one may be due.
-func (s *streamWriter) onKeepAlive() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	next := s.keepAlive
-	if idle := time.Since(s.last); idle < s.keepAlive {
-		next = s.keepAlive - idle
-	} else {
-		if s.pending == nil {
-			s.pending = streamBuffers.Get().(*[]byte)
-		}
-		*s.pending = append(*s.pending, keepAliveFrame...)
-		if err := s.flushLocked(); err != nil {
-			s.failLocked()
-			return
-		}
-	}
-	s.keepTimer.Reset(next)
-}
-
-// close writes what is left and ends the writing: a timer that fires later
-// writes nothing.
-func (s *streamWriter) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.closed {
-		_ = s.flushLocked()
-	}
-	s.closed = true
-	s.flushTimer.Stop()
-	if s.keepTimer != nil {
-		s.keepTimer.Stop()
-	}
-	if s.pending != nil {
-		*s.pending = (*s.pending)[:0]
-		streamBuffers.Put(s.pending)
-		s.pending = nil
-	}
+	s.q.out = b
+	return s.queued(last)
 }

@@ -37,13 +37,14 @@ type emitter struct {
 	// paths reuse one event value per type and allocate nothing.
 	retain         bool
 	prefix, suffix string // framing around each event's JSON in out
-	out            []byte // encoded frames; the sink decides when to reset it
-	frame          int    // where the frame being delivered starts in out
-	// pooled is set when out comes from bufferPool: the sink gives it back
-	// (releaseOut) when it has written it, and send takes one when out is
-	// nil. box is the pool's pointer to out while it is held.
+	// queue's out holds the encoded frames; the sink decides when to reset
+	// it. For an HTTP stream it is the stream writer's queue.
+	queue
+	frame int // where the frame being delivered starts in out
+	// pooled is set when out comes from bufferPool (an HTTP stream): the
+	// writer gives it back when it has written it, and send takes one when
+	// out holds none.
 	pooled bool
-	box    *[]byte
 	// maxEvent, when positive, is the largest encoded event send accepts:
 	// the frame limit of the stream's reader.
 	maxEvent int
@@ -178,8 +179,8 @@ func (e *emitter) emit(ev agui.Event, sc *scope) error {
 // even after an earlier violation made the verifier reject everything).
 // Called with mu held.
 func (e *emitter) send(ev agui.Event, verified bool) error {
-	if e.pooled && e.box == nil {
-		e.acquireOut()
+	if e.pooled {
+		e.acquire()
 	}
 	start := len(e.out)
 	var out []byte

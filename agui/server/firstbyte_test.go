@@ -90,8 +90,8 @@ func readEvents(t *testing.T, url, accept string, on func(agui.EventType)) []agu
 }
 
 // RUN_STARTED goes to the socket as soon as it is emitted, although the
-// agent goes on emitting (less than any buffer bound) and the latency budget
-// is far from over: the agent waits for the client to have read it.
+// agent goes on emitting (less than any buffer bound): the agent waits for
+// the client to have read it.
 func TestRunStartedGoesOutAtOnce(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(b.name, func(t *testing.T) {
@@ -111,7 +111,7 @@ func TestRunStartedGoesOutAtOnce(t *testing.T) {
 				}
 				return server.Success(), m.End()
 			})
-			srv := httptest.NewServer(server.NewHandler(agent, server.WithFlushLatency(time.Hour)))
+			srv := httptest.NewServer(server.NewHandler(agent))
 			defer srv.Close()
 			types := readEvents(t, srv.URL, b.accept, func(typ agui.EventType) {
 				if typ == agui.EventTypeRunStarted {
@@ -135,7 +135,7 @@ func TestTerminalEventGoesOutAtOnce(t *testing.T) {
 			agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 				return server.Success(), rc.Say("done")
 			})
-			h := server.NewHandler(agent, server.WithFlushLatency(time.Hour))
+			h := server.NewHandler(agent)
 			waited := make(chan error, 1)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				h.ServeHTTP(w, r)

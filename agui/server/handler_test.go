@@ -231,7 +231,7 @@ func TestFlushOnPause(t *testing.T) {
 			return server.Outcome{}, errors.New("the client never saw the message")
 		}
 	})
-	srv := httptest.NewServer(server.NewHandler(agent, server.WithFlushLatency(50*time.Millisecond)))
+	srv := httptest.NewServer(server.NewHandler(agent))
 	defer srv.Close()
 	last := postWatchingMessageEnd(t, srv.URL, func() { close(seen) })
 	if !strings.Contains(last, "RUN_FINISHED") {
@@ -513,11 +513,16 @@ func (d *passingDeadline) Err() error {
 }
 
 // Keep-alives go out only after the stream has been idle for the interval,
-// whatever the flush latency: an agent that emits every 2ms never gets one.
+// whichever goroutine writes: an agent that emits every 2ms never gets one.
+// By default such a stream is written by the emitting goroutine; with the
+// writer's wait lengthened past the pace, by the stream's writer goroutine.
 func TestKeepAliveOnlyWhenIdle(t *testing.T) {
 	const interval = 50 * time.Millisecond
-	for _, latency := range []time.Duration{0, time.Millisecond, 5 * time.Millisecond} {
-		t.Run(fmt.Sprint(latency), func(t *testing.T) {
+	for _, linger := range []time.Duration{0, time.Second} {
+		t.Run(fmt.Sprint("linger=", linger), func(t *testing.T) {
+			if linger > 0 {
+				defer server.SetWriterLinger(server.SetWriterLinger(linger))
+			}
 			// The agent appends every 2 ms, then idles until the client has
 			// seen a keep-alive. On a loaded machine a 2 ms sleep can last
 			// longer than the keep-alive interval, and then a keep-alive
@@ -563,7 +568,7 @@ func TestKeepAliveOnlyWhenIdle(t *testing.T) {
 				}
 				return server.Success(), nil
 			})
-			srv := httptest.NewServer(server.NewHandler(busy, server.WithKeepAlive(interval), server.WithFlushLatency(latency)))
+			srv := httptest.NewServer(server.NewHandler(busy, server.WithKeepAlive(interval)))
 			defer srv.Close()
 			resp, err := http.Post(srv.URL, "application/json", strings.NewReader(validBody))
 			if err != nil {

@@ -15,8 +15,8 @@ import (
 //   - [Option] is both: the options that mean the same to a run however it is
 //     driven ([WithLogger], [WithInputEcho], [WithTimeout]).
 //
-// The HTTP options ([WithMaxBodyBytes], [WithKeepAlive], [WithFlushLatency],
-// [WithWriteTimeout], [WithLenientInput], [WithCORS]) are HandlerOptions only.
+// The HTTP options ([WithMaxBodyBytes], [WithKeepAlive], [WithWriteTimeout],
+// [WithLenientInput], [WithCORS]) are HandlerOptions only.
 // [NewRunContext] takes no options: it has no driver to log a panic, no
 // RUN_STARTED of its own to echo into, and its ctx already carries any
 // deadline a test wants.
@@ -68,7 +68,6 @@ type handlerConfig struct {
 	run          runConfig
 	maxBody      int64
 	keepAlive    time.Duration
-	flushLatency time.Duration
 	writeTimeout time.Duration
 	maxBuffered  int
 	lenient      bool
@@ -81,7 +80,6 @@ type handlerConfig struct {
 
 const (
 	defaultMaxBody      = 10 << 20
-	defaultFlushLatency = 2 * time.Millisecond
 	defaultWriteTimeout = 30 * time.Second
 	defaultMaxBuffered  = 32 << 10
 	defaultBodyTimeout  = 30 * time.Second
@@ -108,7 +106,6 @@ func newHandlerConfig(opts []HandlerOption) handlerConfig {
 	c := handlerConfig{
 		run:          defaultRunConfig(),
 		maxBody:      defaultMaxBody,
-		flushLatency: defaultFlushLatency,
 		writeTimeout: defaultWriteTimeout,
 		maxBuffered:  defaultMaxBuffered,
 		bodyTimeout:  defaultBodyTimeout,
@@ -171,22 +168,11 @@ func WithBodyMemory(n int64) HandlerOption {
 
 // WithKeepAlive makes the handler write an SSE comment line (": keep-alive")
 // whenever the stream has been idle for d (nothing written to the client for
-// d, whatever the flush latency), so that proxies do not time the connection
+// d), so that proxies do not time the connection
 // out while the agent thinks. A stream that is never idle that long carries
 // none. Zero (the default) writes none.
 func WithKeepAlive(d time.Duration) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.keepAlive = d })
-}
-
-// WithFlushLatency sets the handler's latency budget: the first event after a
-// pause is flushed at once, and events that follow it within d are coalesced
-// into one flush at most d later (once 8 KiB are waiting, they are written
-// without waiting for d; the flush of the last few KiB still may). RUN_STARTED
-// and the terminal event are flushed at once whatever d is. Zero flushes
-// every event as soon as the connection is free: events emitted while a write
-// is in flight share the next one. The default is 2ms.
-func WithFlushLatency(d time.Duration) HandlerOption {
-	return handlerOption(func(c *handlerConfig) { c.flushLatency = d })
 }
 
 // WithWriteTimeout sets how long the handler waits for a client that makes no
