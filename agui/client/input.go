@@ -29,7 +29,7 @@ func DecodeInput(data []byte) (*agui.RunAgentInput, []Warning, error) {
 	filled := false
 	for _, k := range []string{"threadId", "runId"} {
 		if _, ok := obj[k]; !ok {
-			obj[k], _ = json.Marshal(newID())
+			obj[k], _ = json.Marshal(agui.NewID())
 			filled = true
 		}
 	}

@@ -69,7 +69,6 @@ func PipelineWarnings(f func(Warning)) PipelineOption {
 // NewPipeline returns a Pipeline for one stream.
 func NewPipeline(opts ...PipelineOption) (*Pipeline, error) {
 	p := &Pipeline{era: eraOf(v1_0), warn: func(Warning) {}}
-	p.thinking.newID = newID
 	for _, o := range opts {
 		if err := o(p); err != nil {
 			return nil, err

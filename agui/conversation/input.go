@@ -2,8 +2,6 @@ package conversation
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,7 +55,7 @@ func (c *Conversation) NextInput(opts InputOptions) (*agui.RunAgentInput, error)
 		thread = c.thread
 	}
 	if thread == "" {
-		thread = NewID()
+		thread = agui.NewID()
 	}
 	if err := c.checkResume(thread, opts.Resume, opts.Now); err != nil {
 		return nil, err
@@ -74,7 +72,7 @@ func (c *Conversation) NextInput(opts InputOptions) (*agui.RunAgentInput, error)
 		ForwardedProps:  opts.ForwardedProps,
 	}
 	if in.RunID == "" {
-		in.RunID = NewID()
+		in.RunID = agui.NewID()
 	}
 	if in.Tools == nil {
 		in.Tools = []agui.Tool{}
@@ -209,14 +207,4 @@ func parseExpiry(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-// NewID returns a random UUID v4, the reference's default thread and run id.
-func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
