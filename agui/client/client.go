@@ -392,7 +392,7 @@ func (c *Client) encodeInput(in *agui.RunAgentInput, warn func(Warning)) ([]byte
 	cp := *in
 	cp.Messages = slices.Clone(in.Messages)
 	if cp.ProtocolVersion == nil {
-		cp.ProtocolVersion = new(ProtocolVersion)
+		cp.ProtocolVersion = new(agui.ProtocolVersion)
 	}
 	downgradeInput(&cp, c.era, func(msg string) {
 		warn(Warning{Kind: WarnEra, Index: -1, Message: msg})

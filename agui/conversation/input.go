@@ -12,9 +12,6 @@ import (
 	"github.com/agui-go/sdk/agui"
 )
 
-// ProtocolVersion is the version NextInput declares.
-const ProtocolVersion = "1.0"
-
 // InputOptions are the per-run parts of the next RunAgentInput; the rest
 // (thread, messages, state) comes from the conversation.
 type InputOptions struct {
@@ -64,7 +61,7 @@ func (c *Conversation) NextInput(opts InputOptions) (*agui.RunAgentInput, error)
 	in := &agui.RunAgentInput{
 		ThreadID:        thread,
 		RunID:           opts.RunID,
-		ProtocolVersion: new(ProtocolVersion),
+		ProtocolVersion: new(agui.ProtocolVersion),
 		ParentRunID:     opts.ParentRunID,
 		State:           bytes.Clone(c.state),
 		Tools:           opts.Tools,
