@@ -19,10 +19,6 @@ import (
 	"github.com/agui-go/sdk/agui/sse"
 )
 
-// DefaultMaxFrame is the largest SSE frame a Client accepts unless told
-// otherwise: 10 MiB, the reference client's limit.
-const DefaultMaxFrame = sse.DefaultMaxFrame
-
 // The Accept headers a client sends. With WithProtobuf it names the
 // protobuf binding and keeps SSE as a lower-q fallback: a server that only
 // speaks SSE still admits the request instead of answering 406. (The
@@ -73,7 +69,8 @@ func WithHeader(key, value string) Option {
 }
 
 // WithMaxFrame sets the largest frame accepted, in bytes of data (SSE) or
-// of message (protobuf); a larger one fails the run.
+// of message (protobuf); a larger one fails the run. The default is
+// [agui.DefaultMaxFrame].
 func WithMaxFrame(n int) Option {
 	return func(c *Client) error {
 		if n <= 0 {
@@ -122,7 +119,7 @@ func New(url string, opts ...Option) (*Client, error) {
 		url:      url,
 		http:     http.DefaultClient,
 		header:   make(http.Header),
-		maxFrame: DefaultMaxFrame,
+		maxFrame: agui.DefaultMaxFrame,
 		maxVer:   defaultMaxVersion,
 		era:      eraOf(v1_0),
 
