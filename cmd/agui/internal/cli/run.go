@@ -190,9 +190,9 @@ func runRun(env *Env, args []string) int {
 }
 
 // buildInput makes the RunAgentInput from the flags.
-func buildInput(env *Env, message, file, state, thread string) (*agui.RunAgentInput, []client.Warning, error) {
+func buildInput(env *Env, message, file, state, thread string) (*agui.RunAgentInput, []agui.Warning, error) {
 	in := &agui.RunAgentInput{}
-	var warns []client.Warning
+	var warns []agui.Warning
 	if file != "" {
 		var data []byte
 		var err error
