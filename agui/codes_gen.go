@@ -58,5 +58,7 @@ func (c ErrorCode) Describe() string {
 	return ""
 }
 
-// ProtocolVersion is the AG-UI protocol version this package implements.
+// ProtocolVersion is the AG-UI protocol version this SDK implements (the schema's
+// x-agui-protocol-version). It is the one declaration of it: the client puts it on every
+// RunAgentInput it sends to a peer that reads it, and the server on every RUN_STARTED.
 const ProtocolVersion = "1.0"

@@ -51,16 +51,16 @@ func DecodeEvent(data []byte) (Event, error) {
 
 // DecodeEventLenient decodes one event the way a forgiving receiver does,
 // returning the repairs it made. A malformed known member is still an error.
-func DecodeEventLenient(data []byte) (Event, []Warning, error) {
+func DecodeEventLenient(data []byte) (Event, []DecodeWarning, error) {
 	return decodeEvent(data, true)
 }
 
-func decodeEvent(data []byte, lenient bool) (Event, []Warning, error) {
+func decodeEvent(data []byte, lenient bool) (Event, []DecodeWarning, error) {
 	return decodeDocument(data, lenient, decodeEventUnion)
 }
 
 // decodeDocument decodes one whole document with a pooled decoder.
-func decodeDocument[T any](data []byte, lenient bool, decode func(*decoder) (T, error)) (T, []Warning, error) {
+func decodeDocument[T any](data []byte, lenient bool, decode func(*decoder) (T, error)) (T, []DecodeWarning, error) {
 	d := getDecoder(data, lenient)
 	defer putDecoder(d)
 	return runDocument(d, decode)
@@ -68,7 +68,7 @@ func decodeDocument[T any](data []byte, lenient bool, decode func(*decoder) (T, 
 
 // runDocument reads the value decode reads at d's cursor, then nothing but
 // whitespace.
-func runDocument[T any](d *decoder, decode func(*decoder) (T, error)) (T, []Warning, error) {
+func runDocument[T any](d *decoder, decode func(*decoder) (T, error)) (T, []DecodeWarning, error) {
 	v, err := decode(d)
 	if err == nil {
 		err = d.end()
@@ -92,11 +92,11 @@ func DecodeRunAgentInput(data []byte) (*RunAgentInput, error) {
 
 // DecodeRunAgentInputLenient decodes a request body forgivingly, returning the
 // repairs it made.
-func DecodeRunAgentInputLenient(data []byte) (*RunAgentInput, []Warning, error) {
+func DecodeRunAgentInputLenient(data []byte) (*RunAgentInput, []DecodeWarning, error) {
 	return decodeInput(data, true)
 }
 
-func decodeInput(data []byte, lenient bool) (*RunAgentInput, []Warning, error) {
+func decodeInput(data []byte, lenient bool) (*RunAgentInput, []DecodeWarning, error) {
 	return decodeDocument(data, lenient, func(d *decoder) (*RunAgentInput, error) {
 		in := new(RunAgentInput)
 		return in, in.decodeJSON(d)

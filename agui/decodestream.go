@@ -23,7 +23,7 @@ type StreamDecoder struct {
 
 // DecodeEventLenient is the package function DecodeEventLenient, reusing
 // the strings of earlier events of the stream.
-func (s *StreamDecoder) DecodeEventLenient(data []byte) (Event, []Warning, error) {
+func (s *StreamDecoder) DecodeEventLenient(data []byte) (Event, []DecodeWarning, error) {
 	d := &s.d
 	d.begin(data, true)
 	d.strs = &s.strs

@@ -16,7 +16,7 @@
 // offending value. [DecodeEventLenient] behaves like the reference client's
 // forgiving receiver: unknown members and unrecognised union members are
 // removed, legacy nulls become absent, and each repair is reported as a
-// [Warning]. An unknown event type is an [*UnknownEventTypeError] in both
+// [DecodeWarning]. An unknown event type is an [*UnknownEventTypeError] in both
 // modes (errors.Is(err, ErrUnknownEventType)), so a consumer can skip it.
 //
 // Decoding reads JSON as JavaScript's JSON.parse and encoding/json do. A

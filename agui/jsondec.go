@@ -603,7 +603,7 @@ type decoder struct {
 	starts   []int      // offsets of the open containers' opening bytes; len = depth
 	path     []pathElem // push/pop stack maintained by generated code
 	scratch  []byte     // reused for unescaping strings that are compared, not kept
-	warnings []Warning
+	warnings []DecodeWarning
 
 	// Inline backing arrays for starts and path: typical AG-UI documents
 	// nest about six levels, so these avoid further allocations, while the
@@ -632,7 +632,7 @@ func newDecoder(data []byte, lenient bool) *decoder {
 
 // Warnings returns the repairs made so far by a lenient decode, in document
 // order. It is always empty in strict mode.
-func (d *decoder) Warnings() []Warning { return d.warnings }
+func (d *decoder) Warnings() []DecodeWarning { return d.warnings }
 
 // ws moves the cursor past whitespace and returns the next byte (0 at EOF).
 func (d *decoder) ws() byte {
@@ -1227,7 +1227,7 @@ func (d *decoder) unknown(key []byte) error {
 	if err := d.skip(); err != nil {
 		return err
 	}
-	d.warnings = append(d.warnings, Warning{Path: d.pointer(), Message: "removed unrecognised member"})
+	d.warnings = append(d.warnings, DecodeWarning{Path: d.pointer(), Message: "removed unrecognised member"})
 	return nil
 }
 
@@ -1236,7 +1236,7 @@ func (d *decoder) unknown(key []byte) error {
 // it only where the generator marked legacy peers as sending it (tolerated).
 func (d *decoder) nullOptional(tolerated bool) error {
 	if d.lenient && tolerated {
-		d.warnings = append(d.warnings, Warning{Path: d.pointer(), Message: "converted legacy null to absent"})
+		d.warnings = append(d.warnings, DecodeWarning{Path: d.pointer(), Message: "converted legacy null to absent"})
 		return nil
 	}
 	return d.errAt(d.mark, "null is not allowed; omit the property instead")
@@ -1258,7 +1258,7 @@ func (d *decoder) fail(reason string) error {
 // never repairs, so it is a no-op there.
 func (d *decoder) warn(msg string) {
 	if d.lenient {
-		d.warnings = append(d.warnings, Warning{Path: d.pointer(), Message: msg})
+		d.warnings = append(d.warnings, DecodeWarning{Path: d.pointer(), Message: msg})
 	}
 }
 
@@ -1275,6 +1275,6 @@ func (d *decoder) dropped(what string) error {
 	if err := d.skip(); err != nil {
 		return err
 	}
-	d.warnings = append(d.warnings, Warning{Path: d.pointer(), Message: "removed unrecognised " + what})
+	d.warnings = append(d.warnings, DecodeWarning{Path: d.pointer(), Message: "removed unrecognised " + what})
 	return errDropped
 }

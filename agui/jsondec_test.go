@@ -19,10 +19,10 @@ type decCase struct {
 	in      string
 	lenient bool
 	fn      func(d *decoder) (any, error)
-	want    any       // compared with reflect.DeepEqual when wantErr is ""
-	wantErr string    // exact Error() text
-	wantPos int       // cursor after fn; -1 = len(in)
-	warns   []Warning // expected warnings
+	want    any             // compared with reflect.DeepEqual when wantErr is ""
+	wantErr string          // exact Error() text
+	wantPos int             // cursor after fn; -1 = len(in)
+	warns   []DecodeWarning // expected warnings
 }
 
 func runDecCases(t *testing.T, tests []decCase) {
@@ -475,19 +475,19 @@ func TestDecoderPolicy(t *testing.T) {
 	runDecCases(t, []decCase{
 		{name: "unknown strict", in: `{"extra": {"deep":[1]}}`, fn: unknown, wantErr: at("/extra", 1, "unknown property")},
 		{name: "unknown lenient", in: `{"extra": {"deep":[1]}}`, lenient: true, fn: unknown, wantPos: -1,
-			warns: []Warning{{Path: "/extra", Message: "removed unrecognised member"}}},
+			warns: []DecodeWarning{{Path: "/extra", Message: "removed unrecognised member"}}},
 		{name: "unknown lenient still validates", in: `{"extra": [1,}`, lenient: true, fn: unknown, wantErr: at("/extra", 13, "invalid JSON: unexpected '}'")},
 		{name: "null strict", in: `{"name":null}`, fn: nullTolerated, wantErr: at("/name", 8, "null is not allowed; omit the property instead")},
 		{name: "null lenient tolerated", in: `{"name":null}`, lenient: true, fn: nullTolerated, wantPos: -1,
-			warns: []Warning{{Path: "/name", Message: "converted legacy null to absent"}}},
+			warns: []DecodeWarning{{Path: "/name", Message: "converted legacy null to absent"}}},
 		{name: "null lenient not tolerated", in: `{"name":null}`, lenient: true, fn: nullStrict, wantErr: at("/name", 8, "null is not allowed; omit the property instead")},
 		{name: "dropped strict", in: `{"part": {"type":"video"}}`, fn: dropped, wantErr: at("/part", 9, `unknown content part type "video"`)},
 		{name: "dropped lenient", in: `{"part": {"type":"video"}}`, lenient: true, fn: dropped, want: "dropped", wantPos: -1,
-			warns: []Warning{{Path: "/part", Message: `removed unrecognised content part type "video"`}}},
+			warns: []DecodeWarning{{Path: "/part", Message: `removed unrecognised content part type "video"`}}},
 		{name: "dropped lenient still validates", in: `{"part": {"type":}}`, lenient: true, fn: dropped, wantErr: at("/part", 17, "invalid JSON: unexpected '}'")},
 		{name: "warn strict is a no-op", in: `{"a":1}`, fn: warn, wantPos: -1},
 		{name: "warn lenient", in: `{"a":1}`, lenient: true, fn: warn, wantPos: -1,
-			warns: []Warning{{Path: "/a", Message: "normalised something"}}},
+			warns: []DecodeWarning{{Path: "/a", Message: "normalised something"}}},
 	})
 }
 
@@ -702,11 +702,11 @@ func TestErrors(t *testing.T) {
 	if !errors.Is(&EncodeError{Err: inner}, inner) {
 		t.Error("EncodeError does not unwrap")
 	}
-	if got := (Warning{Path: "/a", Message: "removed unrecognised member"}).String(); got != "at /a: removed unrecognised member" {
-		t.Errorf("Warning.String() = %q", got)
+	if got := (DecodeWarning{Path: "/a", Message: "removed unrecognised member"}).String(); got != "at /a: removed unrecognised member" {
+		t.Errorf("DecodeWarning.String() = %q", got)
 	}
-	if got := (Warning{Message: "m"}).String(); got != "at the document root: m" {
-		t.Errorf("Warning.String() = %q", got)
+	if got := (DecodeWarning{Message: "m"}).String(); got != "at the document root: m" {
+		t.Errorf("DecodeWarning.String() = %q", got)
 	}
 }
 

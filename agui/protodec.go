@@ -42,7 +42,7 @@ func DecodeEventProto(b []byte) (Event, error) {
 
 // DecodeEventProtoLenient is DecodeEventProto with the lenient JSON
 // decoder's tolerance of what older peers send.
-func DecodeEventProtoLenient(b []byte) (Event, []Warning, error) {
+func DecodeEventProtoLenient(b []byte) (Event, []DecodeWarning, error) {
 	t := getProtoReader()
 	defer putProtoReader(t)
 	var err error

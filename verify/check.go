@@ -53,8 +53,11 @@ type Report struct {
 	// *agui.UnknownEventTypeError.
 	Err error
 	// Warnings are the repairs of lenient decoding (client profile), in
-	// order: the first MaxWarnings of them.
-	Warnings []Warning
+	// order: the first MaxWarnings of them. Each is an agui.WarnStripped
+	// (a member removed or normalised) or an agui.WarnDropped (an event of
+	// an unknown type), with the document's Index and, given offsets, its
+	// Offset.
+	Warnings []agui.Warning
 	// MoreWarnings counts the warnings past the first MaxWarnings, which are
 	// not kept: a long stream with a repair in every event must not make the
 	// report as large as the stream.
@@ -64,7 +67,7 @@ type Report struct {
 // MaxWarnings is how many warnings a [Report] keeps.
 const MaxWarnings = 100
 
-func (r *Report) warn(w Warning) {
+func (r *Report) warn(w agui.Warning) {
 	if len(r.Warnings) < MaxWarnings {
 		r.Warnings = append(r.Warnings, w)
 	} else {
@@ -74,15 +77,6 @@ func (r *Report) warn(w Warning) {
 
 // OK reports whether the stream was accepted.
 func (r *Report) OK() bool { return r.Err == nil }
-
-// Warning is one repair made while reading a document.
-type Warning struct {
-	Index int // the document's position
-	// Offset is where the document starts in the input (see
-	// [CheckStreamAt]), or -1.
-	Offset int64
-	Text   string // such as `dropped unknown event type "FUTURE"`
-}
 
 // Check decodes and verifies a captured stream given as one JSON document
 // per event, in stream order, under profile p.
@@ -137,13 +131,13 @@ func CheckStreamAt(p Profile, docs iter.Seq2[[]byte, error], at func() int64) (*
 		if p == ServerProfile {
 			ev, err = agui.DecodeEvent(doc)
 		} else {
-			var warns []agui.Warning
+			var warns []agui.DecodeWarning
 			ev, warns, err = agui.DecodeEventLenient(doc)
 			for _, w := range warns {
-				r.warn(Warning{Index: i, Offset: at(), Text: w.String()})
+				r.warn(agui.Warning{Kind: agui.WarnStripped, Index: i, Offset: at(), Message: w.String()})
 			}
 			if errors.Is(err, agui.ErrUnknownEventType) {
-				r.warn(Warning{Index: i, Offset: at(), Text: "dropped: " + err.Error()})
+				r.warn(agui.Warning{Kind: agui.WarnDropped, Index: i, Offset: at(), Message: "dropped: " + err.Error()})
 				continue
 			}
 		}

@@ -65,7 +65,7 @@ func ExampleCheck() {
 	fmt.Println(r.OK(), r.Index, r.Event)
 	fmt.Println(r.Err)
 	for _, w := range r.Warnings {
-		fmt.Println(w.Index, w.Text)
+		fmt.Println(w.Index, w.Message)
 	}
 	// Output:
 	// false 3 TEXT_MESSAGE_END
@@ -96,7 +96,7 @@ func ExampleCheckStreamAt() {
 	}
 	fmt.Println(r.Index, r.Offset, r.Event)
 	for _, w := range r.Warnings {
-		fmt.Println(w.Index, w.Offset, w.Text)
+		fmt.Println(w.Index, w.Offset, w.Message)
 	}
 	// Output:
 	// 1 56 TEXT_MESSAGE_END

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/internal/turn"
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -276,7 +275,7 @@ func (c *chat) delta(t *turn.Turn, d oai.ChatCompletionChunkChoiceDelta) error {
 		if !t.HasTool(key) {
 			id := tc.ID
 			if id == "" { // some compatible servers send none; the call still needs one
-				id = "call_" + server.NewID()
+				id = "call_" + agui.NewID()
 			}
 			if err := t.StartTool(key, id, tc.Function.Name); err != nil {
 				return err

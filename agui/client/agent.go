@@ -91,7 +91,7 @@ type Result struct {
 	Usage []agui.TokenUsage
 	// Warnings are every warning of the run, in order: the outgoing input's
 	// (Index -1), the pipeline's and the reducer's.
-	Warnings []Warning
+	Warnings []agui.Warning
 }
 
 // Subscribe calls f with every event delivered to the agent, in order, on
@@ -138,7 +138,7 @@ func (a *Agent) Run(ctx context.Context, p RunParams) (*Result, error) {
 	}
 
 	res := &Result{Input: in}
-	collect := func(w Warning) { res.Warnings = append(res.Warnings, w) }
+	collect := func(w agui.Warning) { res.Warnings = append(res.Warnings, w) }
 	opts := append(append([]RunOption(nil), p.Options...), RunWarnings(collect))
 	// The reducer's warnings go where the pipeline's go: the client's hook,
 	// the run's hooks, the result.
@@ -153,7 +153,8 @@ func (a *Agent) Run(ctx context.Context, p RunParams) (*Result, error) {
 		}
 		a.mu.Unlock()
 		for _, w := range ws {
-			reducerWarn(Warning{Kind: WarnReducer, Index: index, Message: w.Message})
+			w.Index = index
+			reducerWarn(w)
 		}
 		for _, f := range subs {
 			f(ev)
@@ -170,7 +171,7 @@ func (a *Agent) Run(ctx context.Context, p RunParams) (*Result, error) {
 }
 
 // warnHooks are the warning hooks among the run's options.
-func (p RunParams) warnHooks() []func(Warning) {
+func (p RunParams) warnHooks() []func(agui.Warning) {
 	var rc runConfig
 	for _, o := range p.Options {
 		o(&rc)

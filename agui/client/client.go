@@ -19,10 +19,6 @@ import (
 	"github.com/agui-go/sdk/agui/sse"
 )
 
-// DefaultMaxFrame is the largest SSE frame a Client accepts unless told
-// otherwise: 10 MiB, the reference client's limit.
-const DefaultMaxFrame = sse.DefaultMaxFrame
-
 // The Accept headers a client sends. With WithProtobuf it names the
 // protobuf binding and keeps SSE as a lower-q fallback: a server that only
 // speaks SSE still admits the request instead of answering 406. (The
@@ -44,7 +40,7 @@ type Client struct {
 	maxFrame  int
 	maxVer    string
 	era       era
-	onWarning func(Warning)
+	onWarning func(agui.Warning)
 	proto     bool
 	// resumeAttempts bounds the reattachments of one run after dropped
 	// connections (WithResumeAttempts).
@@ -73,7 +69,8 @@ func WithHeader(key, value string) Option {
 }
 
 // WithMaxFrame sets the largest frame accepted, in bytes of data (SSE) or
-// of message (protobuf); a larger one fails the run.
+// of message (protobuf); a larger one fails the run. The default is
+// [agui.DefaultMaxFrame].
 func WithMaxFrame(n int) Option {
 	return func(c *Client) error {
 		if n <= 0 {
@@ -103,7 +100,7 @@ func WithMaxProtocolVersion(v string) Option {
 // WithWarnings sets a function called with every warning of every run, in
 // order, on the goroutine that consumes the run. LogWarnings adapts a
 // *slog.Logger.
-func WithWarnings(f func(Warning)) Option {
+func WithWarnings(f func(agui.Warning)) Option {
 	return func(c *Client) error { c.onWarning = f; return nil }
 }
 
@@ -122,7 +119,7 @@ func New(url string, opts ...Option) (*Client, error) {
 		url:      url,
 		http:     http.DefaultClient,
 		header:   make(http.Header),
-		maxFrame: DefaultMaxFrame,
+		maxFrame: agui.DefaultMaxFrame,
 		maxVer:   defaultMaxVersion,
 		era:      eraOf(v1_0),
 
@@ -141,14 +138,15 @@ type RunOption func(*runConfig)
 
 type runConfig struct {
 	header http.Header
-	warn   []func(Warning)
+	warn   []func(agui.Warning)
 	conv   *conversation.Conversation
 }
 
 // RunConversation folds every delivered event into conv before it is
-// yielded, and reports what conv cannot apply as WarnReducer warnings with
-// the event's frame index. It is what an Agent does, for callers of the
-// low-level Run that keep their own conversation.
+// yielded, and passes on the warnings of what conv cannot apply (of the
+// conversation package's kinds) with the event's frame index. It is what an
+// Agent does, for callers of the low-level Run that keep their own
+// conversation.
 func RunConversation(conv *conversation.Conversation) RunOption {
 	return func(r *runConfig) { r.conv = conv }
 }
@@ -164,7 +162,7 @@ func RunHeader(key, value string) RunOption {
 }
 
 // RunWarnings adds a function called with each warning of this run.
-func RunWarnings(f func(Warning)) RunOption {
+func RunWarnings(f func(agui.Warning)) RunOption {
 	return func(r *runConfig) { r.warn = append(r.warn, f) }
 }
 
@@ -243,7 +241,7 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 // WithResumeAttempts). Events numbered skip or lower go through the
 // pipeline, which checks the run from its start, but are not delivered. It
 // closes resp's body.
-func (c *Client) consume(ctx context.Context, resp *http.Response, runID string, skip uint64, rc runConfig, warn func(Warning), deliver func(agui.Event, int) bool) error {
+func (c *Client) consume(ctx context.Context, resp *http.Response, runID string, skip uint64, rc runConfig, warn func(agui.Warning), deliver func(agui.Event, int) bool) error {
 	defer func() { resp.Body.Close() }()
 	p, _ := NewPipeline(PipelineWarnings(warn))
 	p.era = c.era
@@ -253,7 +251,8 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 	each := func(ev agui.Event) bool {
 		if rc.conv != nil {
 			for _, w := range rc.conv.Apply(ev) {
-				warn(Warning{Kind: WarnReducer, Index: p.index, Message: w.Message})
+				w.Index = p.index
+				warn(w)
 			}
 		}
 		t := ev.Type()
@@ -288,7 +287,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 				frame, err := r.Next()
 				if !crWarned && r.SawCR() {
 					crWarned = true
-					warn(Warning{Kind: WarnFraming, Index: p.frames, Message: "the stream ends lines with CR or CRLF: read here, but the reference client splits frames on LF alone and cannot read it"})
+					warn(agui.Warning{Kind: agui.WarnFraming, Index: p.frames, Offset: -1, Message: "the stream ends lines with CR or CRLF: read here, but the reference client splits frames on LF alone and cannot read it"})
 				}
 				if err == nil || ended || runID == "" || r.LastEventID() == "" || ctx.Err() != nil || attempts >= c.resumeAttempts {
 					return frame, err
@@ -372,12 +371,12 @@ func isProto(ct string) bool {
 	return err == nil && mt == protoframe.MediaType
 }
 
-func (c *Client) warnFunc(extra []func(Warning)) func(Warning) {
+func (c *Client) warnFunc(extra []func(agui.Warning)) func(agui.Warning) {
 	hooks := slices.Clone(extra)
 	if c.onWarning != nil {
 		hooks = append(hooks, c.onWarning)
 	}
-	return func(w Warning) {
+	return func(w agui.Warning) {
 		for _, h := range hooks {
 			h(w)
 		}
@@ -385,17 +384,17 @@ func (c *Client) warnFunc(extra []func(Warning)) func(Warning) {
 }
 
 // encodeInput applies the outgoing shims to a copy of in and encodes it.
-func (c *Client) encodeInput(in *agui.RunAgentInput, warn func(Warning)) ([]byte, error) {
+func (c *Client) encodeInput(in *agui.RunAgentInput, warn func(agui.Warning)) ([]byte, error) {
 	if in == nil {
 		return nil, errors.New("agui client: nil input")
 	}
 	cp := *in
 	cp.Messages = slices.Clone(in.Messages)
 	if cp.ProtocolVersion == nil {
-		cp.ProtocolVersion = new(ProtocolVersion)
+		cp.ProtocolVersion = new(agui.ProtocolVersion)
 	}
 	downgradeInput(&cp, c.era, func(msg string) {
-		warn(Warning{Kind: WarnEra, Index: -1, Message: msg})
+		warn(agui.Warning{Kind: WarnEra, Index: -1, Offset: -1, Message: msg})
 	})
 	if cp.Messages == nil {
 		cp.Messages = []agui.Message{} // required on the wire

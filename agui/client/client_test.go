@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/sse"
 	"github.com/agui-go/sdk/verify"
 )
@@ -49,9 +51,9 @@ func input() *agui.RunAgentInput {
 
 // collect runs c once and returns the delivered types, the warnings and the
 // error.
-func collect(t *testing.T, c *client.Client, in *agui.RunAgentInput, opts ...client.RunOption) (types []string, warns []client.Warning, err error) {
+func collect(t *testing.T, c *client.Client, in *agui.RunAgentInput, opts ...client.RunOption) (types []string, warns []agui.Warning, err error) {
 	t.Helper()
-	opts = append(opts, client.RunWarnings(func(w client.Warning) { warns = append(warns, w) }))
+	opts = append(opts, client.RunWarnings(func(w agui.Warning) { warns = append(warns, w) }))
 	for ev, e := range c.Run(context.Background(), in, opts...) {
 		if e != nil {
 			err = e
@@ -228,8 +230,8 @@ func TestRunWarningsAndDrops(t *testing.T) {
 		`{"type":"TEXT_MESSAGE_START","messageId":"m","futureProp":true}`,
 		`{"type":"TEXT_MESSAGE_END","messageId":"m"}`,
 		runFinished), nil)
-	var global []client.Warning
-	c, _ := client.New(srv.URL, client.WithWarnings(func(w client.Warning) { global = append(global, w) }))
+	var global []agui.Warning
+	c, _ := client.New(srv.URL, client.WithWarnings(func(w agui.Warning) { global = append(global, w) }))
 	types, warns, err := collect(t, c, input())
 	if err != nil {
 		t.Fatal(err)
@@ -240,10 +242,10 @@ func TestRunWarningsAndDrops(t *testing.T) {
 	if len(warns) != 2 || len(global) != 2 {
 		t.Fatalf("warnings %v / %v", warns, global)
 	}
-	if warns[0].Kind != client.WarnDropped || warns[0].Index != 1 || !strings.Contains(warns[0].Message, "FUTURE_EVENT") {
+	if warns[0].Kind != agui.WarnDropped || warns[0].Index != 1 || !strings.Contains(warns[0].Message, "FUTURE_EVENT") {
 		t.Errorf("warning 0: %+v", warns[0])
 	}
-	if warns[1].Kind != client.WarnStripped || warns[1].Index != 2 || !strings.Contains(warns[1].Message, "/futureProp") {
+	if warns[1].Kind != agui.WarnStripped || warns[1].Index != 2 || !strings.Contains(warns[1].Message, "/futureProp") {
 		t.Errorf("warning 1: %+v", warns[1])
 	}
 }
@@ -268,7 +270,36 @@ func TestRunCRLFWarns(t *testing.T) {
 	if err != nil || len(types) != 2 {
 		t.Fatalf("%v %v", types, err)
 	}
-	if len(warns) != 1 || warns[0].Kind != client.WarnFraming || warns[0].Index != 0 {
+	if len(warns) != 1 || warns[0].Kind != agui.WarnFraming || warns[0].Index != 0 {
 		t.Errorf("warnings %v", warns)
 	}
+}
+
+// TestReducerWarningsKeepTheirKind: what the conversation cannot apply
+// reaches the hooks with the reducer's own kind and the frame's index, on
+// the low-level Run with RunConversation and on an Agent alike.
+func TestReducerWarningsKeepTheirKind(t *testing.T) {
+	badDelta := `{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/missing"}]}`
+	srv := sseServer(t, frames(runStarted, badDelta, runFinished), nil)
+	c, _ := client.New(srv.URL)
+	check := func(name string, warns []agui.Warning) {
+		t.Helper()
+		if len(warns) != 1 || warns[0].Kind != conversation.StatePatchFailed || warns[0].Index != 1 || warns[0].Offset != -1 {
+			t.Errorf("%s: warnings %v", name, warns)
+		}
+	}
+
+	conv := conversation.New(nil, json.RawMessage(`{}`))
+	_, warns, err := collect(t, c, input(), client.RunConversation(conv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Run", warns)
+
+	a := client.NewAgent(c, client.WithThreadID("t"), client.WithState(json.RawMessage(`{}`)))
+	res, err := a.Run(context.Background(), client.RunParams{RunID: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Agent", res.Warnings)
 }

@@ -2,10 +2,11 @@ package client
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agui-go/sdk/agui"
 )
 
 // The compatibility boundary: retired shapes that 1.0 producers may still
@@ -18,21 +19,10 @@ import (
 // object are re-encoded by encoding/json, so their order may change; their
 // values are kept byte for byte.
 
-// newID returns a random UUID v4, the form the reference mints for ids the
-// retired THINKING_* events never carried.
-func newID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
 // thinking translates the five retired THINKING_* events. It keeps the ids
 // it minted, because the retired content and end events name no id.
 type thinking struct {
 	span, msg string
-	newID     func() string
 }
 
 // translate rewrites one THINKING_* document as its REASONING_* equivalent
@@ -48,7 +38,7 @@ func (t *thinking) translate(typ string, doc []byte) (out []byte, warns []string
 	switch typ {
 	case "THINKING_START":
 		newType = "REASONING_START"
-		t.span = t.newID()
+		t.span = agui.NewID()
 		setID(t.span)
 		if _, has := obj["title"]; has {
 			delete(obj, "title")
@@ -56,20 +46,20 @@ func (t *thinking) translate(typ string, doc []byte) (out []byte, warns []string
 		}
 	case "THINKING_TEXT_MESSAGE_START":
 		newType = "REASONING_MESSAGE_START"
-		t.msg = t.newID()
+		t.msg = agui.NewID()
 		setID(t.msg)
 		obj["role"] = json.RawMessage(`"reasoning"`)
 	case "THINKING_TEXT_MESSAGE_CONTENT":
 		newType = "REASONING_MESSAGE_CONTENT"
 		if t.msg == "" {
-			t.msg = t.newID()
+			t.msg = agui.NewID()
 			warns = append(warns, "THINKING_TEXT_MESSAGE_CONTENT outside a thinking message: minted id "+t.msg)
 		}
 		setID(t.msg)
 	case "THINKING_TEXT_MESSAGE_END":
 		newType = "REASONING_MESSAGE_END"
 		if t.msg == "" {
-			t.msg = t.newID()
+			t.msg = agui.NewID()
 			warns = append(warns, "THINKING_TEXT_MESSAGE_END outside a thinking message: minted id "+t.msg)
 		}
 		setID(t.msg)
@@ -77,7 +67,7 @@ func (t *thinking) translate(typ string, doc []byte) (out []byte, warns []string
 	case "THINKING_END":
 		newType = "REASONING_END"
 		if t.span == "" {
-			t.span = t.newID()
+			t.span = agui.NewID()
 			warns = append(warns, "THINKING_END outside a thinking span: minted id "+t.span)
 		}
 		setID(t.span)
@@ -230,7 +220,3 @@ func upgradePart(p map[string]json.RawMessage, path string) (map[string]json.Raw
 	}
 	return out, "at " + path + ": upgraded a legacy binary part to " + kind
 }
-
-// NewID returns a fresh random UUID v4, the form the reference client uses
-// for thread, run and message ids it makes up.
-func NewID() string { return newID() }

@@ -14,9 +14,9 @@ import (
 
 // push runs docs through a fresh pipeline and returns the delivered events
 // as JSON, the warnings and the error (Finish included).
-func push(t *testing.T, docs []string, opts ...client.PipelineOption) (out []string, warns []client.Warning, err error) {
+func push(t *testing.T, docs []string, opts ...client.PipelineOption) (out []string, warns []agui.Warning, err error) {
 	t.Helper()
-	opts = append(opts, client.PipelineWarnings(func(w client.Warning) { warns = append(warns, w) }))
+	opts = append(opts, client.PipelineWarnings(func(w agui.Warning) { warns = append(warns, w) }))
 	p, err := client.NewPipeline(opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestBinaryPartUpgradedInSnapshot(t *testing.T) {
 	var idOnly, dropped bool
 	for _, w := range warns {
 		idOnly = idOnly || (w.Kind == client.WarnLegacy && strings.Contains(w.Message, "only an id"))
-		dropped = dropped || (w.Kind == client.WarnStripped && strings.Contains(w.Message, "/messages/0/content/2"))
+		dropped = dropped || (w.Kind == agui.WarnStripped && strings.Contains(w.Message, "/messages/0/content/2"))
 	}
 	if !idOnly || !dropped {
 		t.Errorf("the id-only part must be reported, then dropped: %v", warns)
@@ -171,8 +171,8 @@ func TestEraInput(t *testing.T) {
 		var body []byte
 		srv := sseServer(t, frames(runStarted, runFinished), func(r *http.Request) { body, _ = io.ReadAll(r.Body) })
 		c, _ := client.New(srv.URL, client.WithMaxProtocolVersion(tt.max))
-		var warns []client.Warning
-		for _, err := range c.Run(context.Background(), in, client.RunWarnings(func(w client.Warning) { warns = append(warns, w) })) {
+		var warns []agui.Warning
+		for _, err := range c.Run(context.Background(), in, client.RunWarnings(func(w agui.Warning) { warns = append(warns, w) })) {
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -86,7 +86,7 @@ func protoStream(f conformance.Fixture) ([]byte, error) {
 func runFixture(t *testing.T, f conformance.Fixture, url string, extra ...client.Option) string {
 	t.Helper()
 	var out bytes.Buffer
-	opts := append([]client.Option{client.WithWarnings(func(w client.Warning) {
+	opts := append([]client.Option{client.WithWarnings(func(w agui.Warning) {
 		fmt.Fprintf(&out, "warning %d %s: %s\n", w.Index, w.Kind, w.Message)
 	})}, extra...)
 	if v := f.Client.MaxProtocolVersion; v != "" {

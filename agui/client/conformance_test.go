@@ -25,7 +25,7 @@ func TestConformance(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			srv := conformance.Serve(t, f)
 			var o conformance.Observed
-			opts := []client.Option{client.WithWarnings(func(w client.Warning) { o.Warnings = append(o.Warnings, w.Message) })}
+			opts := []client.Option{client.WithWarnings(func(w agui.Warning) { o.Warnings = append(o.Warnings, w.Message) })}
 			if v := f.Client.MaxProtocolVersion; v != "" {
 				opts = append(opts, client.WithMaxProtocolVersion(v))
 			}

@@ -101,7 +101,7 @@ func (w wordWriter) Write(p []byte) (int, error) {
 func (w wordWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func userSays(text string) client.AgentOption {
-	return client.WithMessages(&agui.UserMessage{ID: client.NewID(), Content: agui.TextContent(text)})
+	return client.WithMessages(&agui.UserMessage{ID: agui.NewID(), Content: agui.TextContent(text)})
 }
 
 // TestDemoTour runs the demo's full tour: every kind of entity, a state

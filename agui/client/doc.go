@@ -31,9 +31,13 @@
 // given [WithProtobuf], and reads the answer in the binding its
 // Content-Type names, whatever it asked for.
 //
-// Everything repaired or dropped along the way is a [Warning] value (kind,
-// frame index, message), given to hooks ([WithWarnings], [RunWarnings]) and
-// kept on the Agent's [Result]; [LogWarnings] sends them to a slog.Logger.
+// Everything repaired, dropped or not applied along the way is an
+// [agui.Warning] value (kind, frame index, message), given to hooks
+// ([WithWarnings], [RunWarnings]) and kept on the Agent's [Result];
+// [LogWarnings] sends them to a slog.Logger. The kinds are the root
+// package's for any stream reader ([agui.WarnStripped], [agui.WarnDropped],
+// [agui.WarnFraming]), this package's for its shims ([WarnLegacy],
+// [WarnEra], [WarnVersion]), and the reducer's (package conversation).
 //
 // Plain text deltas, which are most of any answer, take a fast path that
 // decodes them without the general decoder and amortises their

@@ -14,10 +14,10 @@ import (
 // (Index -1). A document is a template: a missing threadId or runId gets a
 // fresh UUID and missing messages an empty list, so a file holding only
 // messages is a valid input. A malformed known member is an error.
-func DecodeInput(data []byte) (*agui.RunAgentInput, []Warning, error) {
-	var warns []Warning
-	add := func(kind WarningKind, msg string) {
-		warns = append(warns, Warning{Kind: kind, Index: -1, Message: msg})
+func DecodeInput(data []byte) (*agui.RunAgentInput, []agui.Warning, error) {
+	var warns []agui.Warning
+	add := func(kind agui.WarningKind, msg string) {
+		warns = append(warns, agui.Warning{Kind: kind, Index: -1, Offset: -1, Message: msg})
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil {
@@ -29,7 +29,7 @@ func DecodeInput(data []byte) (*agui.RunAgentInput, []Warning, error) {
 	filled := false
 	for _, k := range []string{"threadId", "runId"} {
 		if _, ok := obj[k]; !ok {
-			obj[k], _ = json.Marshal(newID())
+			obj[k], _ = json.Marshal(agui.NewID())
 			filled = true
 		}
 	}
@@ -52,7 +52,7 @@ func DecodeInput(data []byte) (*agui.RunAgentInput, []Warning, error) {
 		return nil, nil, fmt.Errorf("agui client: invalid input: %w", err)
 	}
 	for _, w := range dws {
-		add(WarnStripped, w.String()+" in the input")
+		add(agui.WarnStripped, w.String()+" in the input")
 	}
 	return in, warns, nil
 }

@@ -32,7 +32,7 @@ import (
 // elsewhere (a capture, another transport).
 type Pipeline struct {
 	era      era
-	warn     func(Warning)
+	warn     func(agui.Warning)
 	index    int // of the frame being pushed
 	frames   int
 	thinking thinking
@@ -62,14 +62,13 @@ func PipelineMaxProtocolVersion(v string) PipelineOption {
 }
 
 // PipelineWarnings sets the function that receives each warning.
-func PipelineWarnings(f func(Warning)) PipelineOption {
+func PipelineWarnings(f func(agui.Warning)) PipelineOption {
 	return func(p *Pipeline) error { p.warn = f; return nil }
 }
 
 // NewPipeline returns a Pipeline for one stream.
 func NewPipeline(opts ...PipelineOption) (*Pipeline, error) {
-	p := &Pipeline{era: eraOf(v1_0), warn: func(Warning) {}}
-	p.thinking.newID = newID
+	p := &Pipeline{era: eraOf(v1_0), warn: func(agui.Warning) {}}
 	for _, o := range opts {
 		if err := o(p); err != nil {
 			return nil, err
@@ -97,8 +96,8 @@ func (e *StreamError) Error() string {
 
 func (e *StreamError) Unwrap() error { return e.Err }
 
-func (p *Pipeline) warnf(kind WarningKind, msg string) {
-	p.warn(Warning{Kind: kind, Index: p.index, Message: msg})
+func (p *Pipeline) warnf(kind agui.WarningKind, msg string) {
+	p.warn(agui.Warning{Kind: kind, Index: p.index, Offset: -1, Message: msg})
 }
 
 // Push runs one frame through the pipeline and calls deliver for each event
@@ -163,7 +162,7 @@ func (p *Pipeline) Push(frame []byte, deliver func(agui.Event) bool) error {
 // into the event's JSON form and pushed as an SSE frame would be, so the
 // two bindings share every stage and every rule (the reference client skips
 // verification for protobuf; this one does not). An envelope whose only arm
-// is unknown to this SDK is dropped with a WarnDropped warning, as an
+// is unknown to this SDK is dropped with an agui.WarnDropped warning, as an
 // unknown "type" is; a message that does not parse is the stream's failure.
 func (p *Pipeline) PushProto(msg []byte, deliver func(agui.Event) bool) error {
 	if p.failed != nil {
@@ -178,7 +177,7 @@ func (p *Pipeline) PushProto(msg []byte, deliver func(agui.Event) bool) error {
 	p.frames++
 	var unknown *agui.UnknownEventTypeError
 	if errors.As(err, &unknown) {
-		p.warnf(WarnDropped, "dropping an unrecognised event (the "+unknown.Type+"): the protocol does not describe it")
+		p.warnf(agui.WarnDropped, "dropping an unrecognised event (the "+unknown.Type+"): the protocol does not describe it")
 		return nil
 	}
 	p.failed = &StreamError{Index: p.index, Err: err}
@@ -215,7 +214,7 @@ func (p *Pipeline) decode(frame []byte) (agui.Event, error) {
 		return p.unknown(frame, err)
 	}
 	for _, w := range warns {
-		p.warnf(WarnStripped, w.String()+" on "+string(ev.Type()))
+		p.warnf(agui.WarnStripped, w.String()+" on "+string(ev.Type()))
 	}
 	return ev, nil
 }
@@ -227,12 +226,12 @@ func (p *Pipeline) unknown(frame []byte, err error) (agui.Event, error) {
 	var unknown *agui.UnknownEventTypeError
 	if errors.As(err, &unknown) {
 		if !strings.HasPrefix(unknown.Type, "THINKING_") {
-			p.warnf(WarnDropped, "dropping unrecognised event '"+unknown.Type+"': the protocol does not describe it")
+			p.warnf(agui.WarnDropped, "dropping unrecognised event '"+unknown.Type+"': the protocol does not describe it")
 			return nil, nil
 		}
 		out, twarns, ok, terr := p.thinking.translate(unknown.Type, frame)
 		if !ok {
-			p.warnf(WarnDropped, "dropping unrecognised event '"+unknown.Type+"': the protocol does not describe it")
+			p.warnf(agui.WarnDropped, "dropping unrecognised event '"+unknown.Type+"': the protocol does not describe it")
 			return nil, nil
 		}
 		if terr != nil {
@@ -246,7 +245,7 @@ func (p *Pipeline) unknown(frame []byte, err error) (agui.Event, error) {
 			return nil, err
 		}
 		for _, w := range warns {
-			p.warnf(WarnStripped, w.String()+" on "+string(ev.Type()))
+			p.warnf(agui.WarnStripped, w.String()+" on "+string(ev.Type()))
 		}
 		return ev, nil
 	}

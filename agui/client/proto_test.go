@@ -164,7 +164,7 @@ func TestRunProtobufUnknownArm(t *testing.T) {
 	if err != nil || strings.Join(types, " ") != "RUN_STARTED RUN_FINISHED" {
 		t.Fatalf("%v %v", types, err)
 	}
-	if len(warns) != 1 || warns[0].Kind != client.WarnDropped || warns[0].Index != 1 || !strings.Contains(warns[0].Message, "99") {
+	if len(warns) != 1 || warns[0].Kind != agui.WarnDropped || warns[0].Index != 1 || !strings.Contains(warns[0].Message, "99") {
 		t.Errorf("warnings %+v", warns)
 	}
 

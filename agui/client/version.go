@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// ProtocolVersion is the version of AG-UI this client speaks, declared on
-// every outgoing input to a peer that understands the declaration.
-const ProtocolVersion = "1.0"
+	"github.com/agui-go/sdk/agui"
+)
 
 // defaultMaxVersion is what the reference client assumes for a peer when
 // told nothing: its own package version.
@@ -70,7 +68,7 @@ func eraOf(v version) era {
 // checkProducerVersion compares a RUN_STARTED's protocolVersion with ours
 // and returns the warning the reference gives, or "".
 func checkProducerVersion(declared string) string {
-	if declared == ProtocolVersion {
+	if declared == agui.ProtocolVersion {
 		return ""
 	}
 	maj, min, ok := strings.Cut(declared, ".")
@@ -80,7 +78,7 @@ func checkProducerVersion(declared string) string {
 	a, _ := strconv.Atoi(maj)
 	b, _ := strconv.Atoi(min)
 	if a > 1 || (a == 1 && b > 0) {
-		return "the producer speaks protocol " + declared + "; this client speaks " + ProtocolVersion +
+		return "the producer speaks protocol " + declared + "; this client speaks " + agui.ProtocolVersion +
 			". Unrecognised material will be stripped with warnings"
 	}
 	return "" // an older producer: nothing to say

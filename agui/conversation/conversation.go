@@ -73,13 +73,15 @@ func New(messages []agui.Message, state json.RawMessage) *Conversation {
 }
 
 // Apply folds one delivered event into the conversation and returns what it
-// could not do, as warnings (nil when everything applied). Events must have
+// could not do, as warnings of this package's kinds (nil when everything
+// applied). Their Index and Offset are -1: Apply is given an event, not its
+// frame. Events must have
 // been through chunk expansion (package chunks) and should have been
 // verified (package verify): the reducer tolerates what the reference
 // tolerates, and a chunk event is ignored with an UnexpandedChunk warning.
-func (c *Conversation) Apply(ev agui.Event) []Warning {
+func (c *Conversation) Apply(ev agui.Event) []agui.Warning {
 	c.init()
-	var ws []Warning
+	var ws []agui.Warning
 	switch ev := ev.(type) {
 	case *agui.TextMessageStart:
 		e := c.byID[ev.MessageID]
@@ -139,8 +141,8 @@ func (c *Conversation) Apply(ev agui.Event) []Warning {
 	case *agui.StateDelta:
 		next, err := jsonpatch.Apply(c.state, ev.Delta)
 		if err != nil {
-			return []Warning{{Kind: StatePatchFailed, Message: "Failed to apply state patch:\nCurrent state: " +
-				indent(c.state) + "\nPatch operations: " + patchJSON(ev.Delta) + "\nError: " + err.Error()}}
+			return []agui.Warning{warning(StatePatchFailed, "Failed to apply state patch:\nCurrent state: "+
+				indent(c.state)+"\nPatch operations: "+patchJSON(ev.Delta)+"\nError: "+err.Error())}
 		}
 		c.state = next
 	case *agui.MessagesSnapshot:
@@ -169,7 +171,7 @@ func (c *Conversation) Apply(ev agui.Event) []Warning {
 		c.outcome.Error = &runErr
 		c.outcome.Usage = runErr.Usage
 	case *agui.TextMessageChunk, *agui.ToolCallChunk, *agui.ReasoningMessageChunk:
-		return []Warning{{Kind: UnexpandedChunk, Message: string(ev.Type()) + " must be transformed before being applied"}}
+		return []agui.Warning{warning(UnexpandedChunk, string(ev.Type())+" must be transformed before being applied")}
 	case *agui.Raw, *agui.Custom, *agui.StepStarted, *agui.StepFinished, *agui.ReasoningStart, *agui.ReasoningEnd,
 		*agui.SubagentStarted, *agui.SubagentFinished, *agui.SubagentError:
 		// No effect on messages or state. Subagent attribution lives on the
@@ -231,10 +233,10 @@ func (c *Conversation) toolCall(k *call) *agui.ToolCall {
 	return &k.e.msg.(*agui.AssistantMessage).ToolCalls[k.i]
 }
 
-func (c *Conversation) appendText(ws []Warning, t agui.EventType, id, delta string, md json.RawMessage, kind string) []Warning {
+func (c *Conversation) appendText(ws []agui.Warning, t agui.EventType, id, delta string, md json.RawMessage, kind string) []agui.Warning {
 	e := c.byID[id]
 	if e == nil {
-		return append(ws, Warning{Kind: MissingMessage, Message: fmt.Sprintf("%s: No message found with ID '%s'", t, id)})
+		return append(ws, warning(MissingMessage, fmt.Sprintf("%s: No message found with ID '%s'", t, id)))
 	}
 	if roleOf(e.msg) == agui.RoleActivity {
 		return activityConflict(t, id, kind)
@@ -251,10 +253,10 @@ func (c *Conversation) appendText(ws []Warning, t agui.EventType, id, delta stri
 	return ws
 }
 
-func (c *Conversation) endText(ws []Warning, t agui.EventType, id string, md json.RawMessage, kind string) []Warning {
+func (c *Conversation) endText(ws []agui.Warning, t agui.EventType, id string, md json.RawMessage, kind string) []agui.Warning {
 	e := c.byID[id]
 	if e == nil {
-		return append(ws, Warning{Kind: MissingMessage, Message: fmt.Sprintf("%s: No message found with ID '%s'", t, id)})
+		return append(ws, warning(MissingMessage, fmt.Sprintf("%s: No message found with ID '%s'", t, id)))
 	}
 	if roleOf(e.msg) == agui.RoleActivity {
 		return activityConflict(t, id, kind)
@@ -262,28 +264,28 @@ func (c *Conversation) endText(ws []Warning, t agui.EventType, id string, md jso
 	return c.mergeInto(ws, metadataOf(e.msg), md)
 }
 
-func activityConflict(t agui.EventType, id, kind string) []Warning {
-	return []Warning{{Kind: ActivityConflict, Message: fmt.Sprintf("%s: Message '%s' is an activity message — message ids must be unique across activity and %s messages", t, id, kind)}}
+func activityConflict(t agui.EventType, id, kind string) []agui.Warning {
+	return []agui.Warning{warning(ActivityConflict, fmt.Sprintf("%s: Message '%s' is an activity message — message ids must be unique across activity and %s messages", t, id, kind))}
 }
 
-func missingToolCall(t agui.EventType, id string) []Warning {
-	return []Warning{{Kind: MissingToolCall, Message: fmt.Sprintf("%s: No message found containing tool call with ID '%s'", t, id)}}
+func missingToolCall(t agui.EventType, id string) []agui.Warning {
+	return []agui.Warning{warning(MissingToolCall, fmt.Sprintf("%s: No message found containing tool call with ID '%s'", t, id))}
 }
 
 // mergeInto merges event metadata md into *dst (E.3).
-func (c *Conversation) mergeInto(ws []Warning, dst *json.RawMessage, md json.RawMessage) []Warning {
+func (c *Conversation) mergeInto(ws []agui.Warning, dst *json.RawMessage, md json.RawMessage) []agui.Warning {
 	if md == nil || dst == nil {
 		return ws
 	}
 	merged, err := mergeMetadata(*dst, md)
 	if err != nil {
-		return append(ws, Warning{Kind: BadMetadata, Message: "metadata not merged: " + err.Error()})
+		return append(ws, warning(BadMetadata, "metadata not merged: "+err.Error()))
 	}
 	*dst = merged
 	return ws
 }
 
-func (c *Conversation) startToolCall(ws []Warning, ev *agui.ToolCallStart) []Warning {
+func (c *Conversation) startToolCall(ws []agui.Warning, ev *agui.ToolCallStart) []agui.Warning {
 	if !slices.Contains(c.started, ev.ToolCallID) {
 		c.started = append(c.started, ev.ToolCallID)
 	}
@@ -291,7 +293,7 @@ func (c *Conversation) startToolCall(ws []Warning, ev *agui.ToolCallStart) []War
 		c.flushCall(k)
 		tc := c.toolCall(k)
 		if tc.Function.Name != ev.ToolCallName {
-			ws = append(ws, Warning{Kind: ToolCallRenamed, Message: fmt.Sprintf("TOOL_CALL_START: tool call '%s' already exists with name '%s' — updating it to '%s'", ev.ToolCallID, tc.Function.Name, ev.ToolCallName)})
+			ws = append(ws, warning(ToolCallRenamed, fmt.Sprintf("TOOL_CALL_START: tool call '%s' already exists with name '%s' — updating it to '%s'", ev.ToolCallID, tc.Function.Name, ev.ToolCallName)))
 			tc.Function.Name = ev.ToolCallName
 		}
 		return c.mergeInto(ws, &tc.Metadata, ev.Metadata)
@@ -302,7 +304,7 @@ func (c *Conversation) startToolCall(ws []Warning, ev *agui.ToolCallStart) []War
 			if roleOf(e.msg) == agui.RoleAssistant {
 				parent = e
 			} else {
-				ws = append(ws, Warning{Kind: ParentNotAssistant, Message: fmt.Sprintf("TOOL_CALL_START: parentMessageId '%s' matches a '%s' message, not assistant — falling back to toolCallId", *pm, roleOf(e.msg))})
+				ws = append(ws, warning(ParentNotAssistant, fmt.Sprintf("TOOL_CALL_START: parentMessageId '%s' matches a '%s' message, not assistant — falling back to toolCallId", *pm, roleOf(e.msg))))
 				parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}})
 			}
 		} else {
@@ -321,7 +323,7 @@ func (c *Conversation) startToolCall(ws []Warning, ev *agui.ToolCallStart) []War
 // toolResult mints the tool message and places it right after the assistant
 // message that owns the call, after the tool messages already there; with
 // no owner, at the end.
-func (c *Conversation) toolResult(ws []Warning, ev *agui.ToolCallResult) []Warning {
+func (c *Conversation) toolResult(ws []agui.Warning, ev *agui.ToolCallResult) []agui.Warning {
 	c.answered[ev.ToolCallID] = struct{}{}
 	tm := &agui.ToolMessage{ID: ev.MessageID, ToolCallID: ev.ToolCallID, Content: cloneContent(ev.Content), Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}
 	ws = c.mergeInto(ws, &tm.Metadata, ev.Metadata)

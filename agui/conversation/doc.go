@@ -59,8 +59,9 @@
 // was truncated; telling that apart is the caller's job (the client fails
 // such a run).
 //
-// Warnings are values ([Warning]): Apply returns them, the caller adds the
-// event index and delivers them. Their messages are the reference's, so
+// Warnings are values ([agui.Warning], of the kinds declared here, such as
+// [MissingMessage]): Apply returns them with Index -1, and the caller, which
+// knows the event's frame, fills the index in and delivers them. Their messages are the reference's, so
 // conformance expectations written against it hold.
 //
 // # Division of work with the client

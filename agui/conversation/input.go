@@ -2,8 +2,6 @@ package conversation
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +11,6 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 )
-
-// ProtocolVersion is the version NextInput declares.
-const ProtocolVersion = "1.0"
 
 // InputOptions are the per-run parts of the next RunAgentInput; the rest
 // (thread, messages, state) comes from the conversation.
@@ -57,7 +52,7 @@ func (c *Conversation) NextInput(opts InputOptions) (*agui.RunAgentInput, error)
 		thread = c.thread
 	}
 	if thread == "" {
-		thread = NewID()
+		thread = agui.NewID()
 	}
 	if err := c.checkResume(thread, opts.Resume, opts.Now); err != nil {
 		return nil, err
@@ -66,7 +61,7 @@ func (c *Conversation) NextInput(opts InputOptions) (*agui.RunAgentInput, error)
 	in := &agui.RunAgentInput{
 		ThreadID:        thread,
 		RunID:           opts.RunID,
-		ProtocolVersion: new(ProtocolVersion),
+		ProtocolVersion: new(agui.ProtocolVersion),
 		ParentRunID:     opts.ParentRunID,
 		State:           bytes.Clone(c.state),
 		Tools:           opts.Tools,
@@ -74,7 +69,7 @@ func (c *Conversation) NextInput(opts InputOptions) (*agui.RunAgentInput, error)
 		ForwardedProps:  opts.ForwardedProps,
 	}
 	if in.RunID == "" {
-		in.RunID = NewID()
+		in.RunID = agui.NewID()
 	}
 	if in.Tools == nil {
 		in.Tools = []agui.Tool{}
@@ -209,14 +204,4 @@ func parseExpiry(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-// NewID returns a random UUID v4, the reference's default thread and run id.
-func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }

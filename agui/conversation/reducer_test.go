@@ -40,9 +40,9 @@ func messages(t *testing.T, text string) []agui.Message {
 	return in.Messages
 }
 
-func apply(t *testing.T, c *conversation.Conversation, evs []agui.Event) []conversation.Warning {
+func apply(t *testing.T, c *conversation.Conversation, evs []agui.Event) []agui.Warning {
 	t.Helper()
-	var ws []conversation.Warning
+	var ws []agui.Warning
 	for _, ev := range evs {
 		ws = append(ws, c.Apply(ev)...)
 	}
@@ -61,7 +61,7 @@ type reducerCase struct {
 	events   string // one event per line
 	want     string // the final messages, exactly (member order aside)
 	wantSt   string // the final state, when checked
-	warnings []conversation.WarningKind
+	warnings []agui.WarningKind
 	warnText string // a substring of the first warning
 }
 
@@ -107,14 +107,14 @@ var reducerCases = []reducerCase{
 		name:     "content for a missing message",
 		events:   `{"type":"TEXT_MESSAGE_CONTENT","messageId":"nope","delta":"x"}`,
 		want:     `[]`,
-		warnings: []conversation.WarningKind{conversation.MissingMessage},
+		warnings: []agui.WarningKind{conversation.MissingMessage},
 		warnText: "TEXT_MESSAGE_CONTENT: No message found with ID 'nope'",
 	},
 	{
 		name:     "text end for a missing message",
 		events:   `{"type":"TEXT_MESSAGE_END","messageId":"nope"}`,
 		want:     `[]`,
-		warnings: []conversation.WarningKind{conversation.MissingMessage},
+		warnings: []agui.WarningKind{conversation.MissingMessage},
 	},
 	{
 		name:    "text events on an activity message",
@@ -123,7 +123,7 @@ var reducerCases = []reducerCase{
 			{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"x"}
 			{"type":"REASONING_MESSAGE_START","messageId":"a","role":"reasoning"}`,
 		want:     `[{"id":"a","role":"activity","activityType":"x","content":{}}]`,
-		warnings: []conversation.WarningKind{conversation.ActivityConflict, conversation.ActivityConflict, conversation.ActivityConflict},
+		warnings: []agui.WarningKind{conversation.ActivityConflict, conversation.ActivityConflict, conversation.ActivityConflict},
 		warnText: "message ids must be unique across activity and text messages",
 	},
 
@@ -141,7 +141,7 @@ var reducerCases = []reducerCase{
 		name:     "reasoning content for a missing message",
 		events:   `{"type":"REASONING_MESSAGE_CONTENT","messageId":"x","delta":"d"}`,
 		want:     `[]`,
-		warnings: []conversation.WarningKind{conversation.MissingMessage},
+		warnings: []agui.WarningKind{conversation.MissingMessage},
 		warnText: "REASONING_MESSAGE_CONTENT: No message found with ID 'x'",
 	},
 
@@ -170,7 +170,7 @@ var reducerCases = []reducerCase{
 		history:  `[{"id":"u1","role":"user","content":"q"}]`,
 		events:   `{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"u1"}`,
 		want:     `[{"id":"u1","role":"user","content":"q"},{"id":"c1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"f","arguments":""}}]}]`,
-		warnings: []conversation.WarningKind{conversation.ParentNotAssistant},
+		warnings: []agui.WarningKind{conversation.ParentNotAssistant},
 		warnText: "parentMessageId 'u1' matches a 'user' message, not assistant",
 	},
 	{
@@ -180,7 +180,7 @@ var reducerCases = []reducerCase{
 			{"type":"TOOL_CALL_END","toolCallId":"c1"}
 			{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"g","parentMessageId":"a1"}`,
 		want:     `[{"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"g","arguments":"{}"}}]}]`,
-		warnings: []conversation.WarningKind{conversation.ToolCallRenamed},
+		warnings: []agui.WarningKind{conversation.ToolCallRenamed},
 		warnText: "tool call 'c1' already exists with name 'f' — updating it to 'g'",
 	},
 	{
@@ -188,7 +188,7 @@ var reducerCases = []reducerCase{
 		events: `{"type":"TOOL_CALL_ARGS","toolCallId":"x","delta":"{}"}
 			{"type":"TOOL_CALL_END","toolCallId":"x"}`,
 		want:     `[]`,
-		warnings: []conversation.WarningKind{conversation.MissingToolCall, conversation.MissingToolCall},
+		warnings: []agui.WarningKind{conversation.MissingToolCall, conversation.MissingToolCall},
 		warnText: "TOOL_CALL_ARGS: No message found containing tool call with ID 'x'",
 	},
 	{
@@ -228,7 +228,7 @@ var reducerCases = []reducerCase{
 		events:   `{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":9},{"op":"remove","path":"/missing"}]}`,
 		want:     `[]`,
 		wantSt:   `{"count":1}`,
-		warnings: []conversation.WarningKind{conversation.StatePatchFailed},
+		warnings: []agui.WarningKind{conversation.StatePatchFailed},
 		warnText: "Failed to apply state patch:\nCurrent state: {\n  \"count\": 1\n}\nPatch operations: [",
 	},
 
@@ -305,7 +305,7 @@ var reducerCases = []reducerCase{
 		history:  `[{"id":"a","role":"assistant","content":"x"}]`,
 		events:   `{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"t","patch":[]}`,
 		want:     `[{"id":"a","role":"assistant","content":"x"}]`,
-		warnings: []conversation.WarningKind{conversation.NotActivity},
+		warnings: []agui.WarningKind{conversation.NotActivity},
 		warnText: "ACTIVITY_DELTA: Message 'a' is not an activity message",
 	},
 	{
@@ -313,7 +313,7 @@ var reducerCases = []reducerCase{
 		events: `{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"t","content":{"v":1}}
 			{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"t2","patch":[{"op":"remove","path":"/zz"}],"metadata":{"m":1}}`,
 		want:     `[{"id":"a","role":"activity","activityType":"t","content":{"v":1},"metadata":{"m":1}}]`,
-		warnings: []conversation.WarningKind{conversation.ActivityPatchFailed},
+		warnings: []agui.WarningKind{conversation.ActivityPatchFailed},
 		warnText: "Failed to apply activity patch for 'a': ",
 	},
 
@@ -339,7 +339,7 @@ var reducerCases = []reducerCase{
 		name:     "a chunk is not applied",
 		events:   `{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"x"}`,
 		want:     `[]`,
-		warnings: []conversation.WarningKind{conversation.UnexpandedChunk},
+		warnings: []agui.WarningKind{conversation.UnexpandedChunk},
 		warnText: "TEXT_MESSAGE_CHUNK must be transformed before being applied",
 	},
 	{
@@ -364,7 +364,7 @@ func TestApply(t *testing.T) {
 			}
 			c := conversation.New(messages(t, tc.history), st)
 			ws := apply(t, c, events(t, tc.events))
-			var kinds []conversation.WarningKind
+			var kinds []agui.WarningKind
 			for _, w := range ws {
 				kinds = append(kinds, w.Kind)
 			}

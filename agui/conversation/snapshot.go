@@ -102,7 +102,7 @@ func (c *Conversation) messagesSnapshot(ev *agui.MessagesSnapshot) {
 	c.reindex()
 }
 
-func (c *Conversation) activitySnapshot(ws []Warning, ev *agui.ActivitySnapshot) []Warning {
+func (c *Conversation) activitySnapshot(ws []agui.Warning, ev *agui.ActivitySnapshot) []agui.Warning {
 	replace := ev.Replace == nil || *ev.Replace
 	fresh := func() *agui.ActivityMessage {
 		return &agui.ActivityMessage{ID: ev.MessageID, ActivityType: ev.ActivityType, Content: bytes.Clone(ev.Content), Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}
@@ -129,14 +129,14 @@ func (c *Conversation) activitySnapshot(ws []Warning, ev *agui.ActivitySnapshot)
 	return c.mergeInto(ws, metadataOf(target), ev.Metadata)
 }
 
-func (c *Conversation) activityDelta(ws []Warning, ev *agui.ActivityDelta) []Warning {
+func (c *Conversation) activityDelta(ws []agui.Warning, ev *agui.ActivityDelta) []agui.Warning {
 	e := c.byID[ev.MessageID]
 	if e == nil {
 		return ws // the reference skips it silently
 	}
 	am, ok := e.msg.(*agui.ActivityMessage)
 	if !ok {
-		return append(ws, Warning{Kind: NotActivity, Message: fmt.Sprintf("ACTIVITY_DELTA: Message '%s' is not an activity message", ev.MessageID)})
+		return append(ws, warning(NotActivity, fmt.Sprintf("ACTIVITY_DELTA: Message '%s' is not an activity message", ev.MessageID)))
 	}
 	ws = c.mergeInto(ws, &am.Metadata, ev.Metadata)
 	content := am.Content
@@ -145,7 +145,7 @@ func (c *Conversation) activityDelta(ws []Warning, ev *agui.ActivityDelta) []War
 	}
 	next, err := jsonpatch.Apply(content, ev.Patch)
 	if err != nil {
-		return append(ws, Warning{Kind: ActivityPatchFailed, Message: fmt.Sprintf("Failed to apply activity patch for '%s': %v", ev.MessageID, err)})
+		return append(ws, warning(ActivityPatchFailed, fmt.Sprintf("Failed to apply activity patch for '%s': %v", ev.MessageID, err)))
 	}
 	am.Content, am.ActivityType = next, ev.ActivityType
 	return ws

@@ -25,10 +25,6 @@ import (
 // MediaType is the content type of a protobuf event stream.
 const MediaType = "application/vnd.ag-ui.event+proto"
 
-// DefaultMaxFrame is the largest frame a Reader accepts unless told
-// otherwise: 10 MiB, as the reference client.
-const DefaultMaxFrame = 10 << 20
-
 // headerLen is the size of the length prefix.
 const headerLen = 4
 
@@ -64,7 +60,7 @@ func AppendFrame(dst []byte, ev agui.Event) ([]byte, error) {
 		return dst[:start], err
 	}
 	n := len(out) - start - headerLen
-	if n > DefaultMaxFrame {
+	if n > agui.DefaultMaxFrame {
 		return dst[:start], fmt.Errorf("%w: %d bytes", ErrFrameTooLarge, n)
 	}
 	binary.BigEndian.PutUint32(out[start:], uint32(n))
@@ -105,9 +101,10 @@ type Reader struct {
 	err   error
 }
 
-// NewReader returns a Reader with the default frame limit.
+// NewReader returns a Reader with the default frame limit,
+// [agui.DefaultMaxFrame].
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 32<<10), max: DefaultMaxFrame}
+	return &Reader{br: bufio.NewReaderSize(r, 32<<10), max: agui.DefaultMaxFrame}
 }
 
 // SetMaxFrame sets the largest frame, in bytes of message, Next accepts.

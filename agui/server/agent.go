@@ -113,7 +113,7 @@ func (o Outcome) WithUsage(usage ...agui.TokenUsage) Outcome {
 // short machine-readable string such as "approval") and message (shown to the
 // user; empty for none).
 func NewInterrupt(reason, message string) agui.Interrupt {
-	in := agui.Interrupt{ID: NewID(), Reason: reason}
+	in := agui.Interrupt{ID: agui.NewID(), Reason: reason}
 	if message != "" {
 		in.Message = &message
 	}

@@ -93,7 +93,7 @@ func TestInputEchoStaysUnderFrameLimit(t *testing.T) {
 // SERIALIZATION wrapping ErrEventTooLarge, and the stream stays readable to
 // its end. An agent error with a huge message is cut to fit.
 func TestNothingSentOverFrameLimit(t *testing.T) {
-	huge := strings.Repeat("y", sse.DefaultMaxFrame)
+	huge := strings.Repeat("y", agui.DefaultMaxFrame)
 	var emitErr error
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		emitErr = rc.Say(huge)

@@ -3,7 +3,6 @@ package server
 import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server/runlog"
-	"github.com/agui-go/sdk/agui/sse"
 )
 
 // logSink appends every event of a durable run to the run log: the log, not
@@ -30,7 +29,7 @@ func (r *Runner[S]) streamToLog(w runlog.Writer) error {
 	// Every logged event goes out as an SSE frame to some reader: one the
 	// reader's frame limit refuses would break every stream of the run, so
 	// it fails at its emit, as without durable runs.
-	e.maxEvent = sse.DefaultMaxFrame
+	e.maxEvent = agui.DefaultMaxFrame
 	r.drive(e)
 	return nil
 }

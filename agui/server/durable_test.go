@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
-	"github.com/agui-go/sdk/agui/sse"
 	"github.com/agui-go/sdk/verify"
 )
 
@@ -471,7 +471,7 @@ func TestDurableRefusesOversizedEvent(t *testing.T) {
 		if err != nil {
 			return server.Outcome{}, err
 		}
-		emitErr <- m.Append(strings.Repeat("x", sse.DefaultMaxFrame))
+		emitErr <- m.Append(strings.Repeat("x", agui.DefaultMaxFrame))
 		return server.Success(), m.End()
 	})
 	log := runlog.NewMemory(runlog.MemoryOptions{})

@@ -66,7 +66,7 @@ var (
 	ErrNoInterrupts = errors.New("agui/server: an interrupt outcome needs at least one interrupt")
 	// ErrEventTooLarge: an event's encoding is larger than the largest frame
 	// a reader of the stream accepts (the handler's limit is
-	// sse.DefaultMaxFrame, the reference client's). The emit fails with a
+	// agui.DefaultMaxFrame, the reference client's). The emit fails with a
 	// SERIALIZATION [*Error] wrapping it and nothing is sent, so that nothing
 	// the handler sends is refused by its own reader.
 	ErrEventTooLarge = errors.New("agui/server: the event is larger than the stream's frame limit")

@@ -15,7 +15,6 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/protoframe"
-	"github.com/agui-go/sdk/agui/sse"
 )
 
 // Codes of the JSON error bodies the handler answers with before a stream
@@ -52,7 +51,7 @@ const (
 //
 // A started stream is 200 with Content-Type text/event-stream and
 // Cache-Control no-cache; every event is one `data: <json>` line followed by
-// an empty line, LF only, and no larger than [sse.DefaultMaxFrame], the
+// an empty line, LF only, and no larger than [agui.DefaultMaxFrame], the
 // frame limit of the reader (an emit of a larger event fails with
 // [ErrEventTooLarge]). When the Accept header names the protobuf binding
 // (application/vnd.ag-ui.event+proto, or application/*), or admits it and
@@ -205,7 +204,7 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 	} else {
 		e = runner.newEmitter(nil, false)
 		e.prefix, e.suffix = "data: ", "\n\n"
-		e.maxEvent = sse.DefaultMaxFrame // protoframe.AppendFrame enforces its own
+		e.maxEvent = agui.DefaultMaxFrame // protoframe.AppendFrame checks the same limit itself
 	}
 	e.pooled = true
 	e.sink = newStreamWriter(w, &h.cfg, keepAlive, &e.mu, &e.queue, func(err error) { e.fail(err) })

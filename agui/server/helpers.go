@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"sync"
@@ -44,27 +43,6 @@ func (em *Emitter) Emit(ev agui.Event) error {
 		attribute(ev, em.sc.tag())
 	}
 	return em.e.emit(ev, em.sc)
-}
-
-// NewID returns a fresh random id (a UUID, version 4) for a message, tool
-// call, interrupt or subagent run.
-func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	const hex = "0123456789abcdef"
-	var s [36]byte
-	j := 0
-	for i, c := range b {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			s[j] = '-'
-			j++
-		}
-		s[j], s[j+1] = hex[c>>4], hex[c&0x0f]
-		j += 2
-	}
-	return string(s[:])
 }
 
 // ---- text messages ----
@@ -184,7 +162,7 @@ func (c *ToolCall) Result(content agui.Content) error {
 	if err := c.End(); err != nil {
 		return err
 	}
-	ev := agui.NewToolCallResult(NewID(), c.id, content)
+	ev := agui.NewToolCallResult(agui.NewID(), c.id, content)
 	ev.SubagentRunID = c.sc.tag()
 	return c.e.emit(ev, c.sc)
 }

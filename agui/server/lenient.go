@@ -24,7 +24,7 @@ func (h *handler[S]) decodeInput(r *http.Request, body []byte) (*agui.RunAgentIn
 	if log := h.cfg.run.logger; len(dropped)+len(warnings) > 0 {
 		repairs := make([]string, 0, len(dropped)+len(warnings))
 		for _, name := range dropped {
-			repairs = append(repairs, agui.Warning{Path: "/" + name, Message: "converted legacy null to absent"}.String())
+			repairs = append(repairs, agui.DecodeWarning{Path: "/" + name, Message: "converted legacy null to absent"}.String())
 		}
 		for _, w := range warnings {
 			repairs = append(repairs, w.String())

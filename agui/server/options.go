@@ -131,7 +131,7 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithInputEcho makes RUN_STARTED carry the run's input (RUN_STARTED.input).
 // Off by default: the client already has it. An input whose echo would make
-// RUN_STARTED larger than the handler's frame limit (sse.DefaultMaxFrame,
+// RUN_STARTED larger than the handler's frame limit (agui.DefaultMaxFrame,
 // which a body at the size limit reaches) is not echoed: RUN_STARTED goes
 // out without it.
 func WithInputEcho() Option { return runOption(func(c *runConfig) { c.echoInput = true }) }

@@ -568,17 +568,6 @@ func TestLastUserText(t *testing.T) {
 	}
 }
 
-func TestNewID(t *testing.T) {
-	seen := map[string]bool{}
-	for range 1000 {
-		id := server.NewID()
-		if len(id) != 36 || id[14] != '4' || seen[id] {
-			t.Fatalf("bad or repeated id %s", id)
-		}
-		seen[id] = true
-	}
-}
-
 func TestStreamPushesEncodedEvents(t *testing.T) {
 	r := server.NewRunner(context.Background(), hello(), input())
 	var frames []string

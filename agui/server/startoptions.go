@@ -58,7 +58,7 @@ type subagentOptions struct {
 // idOrNew returns id, or a fresh one when it is empty.
 func idOrNew(id string) string {
 	if id == "" {
-		return NewID()
+		return agui.NewID()
 	}
 	return id
 }

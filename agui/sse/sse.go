@@ -19,11 +19,9 @@ import (
 	"io"
 	"iter"
 	"sync"
-)
 
-// DefaultMaxFrame is the largest frame a Reader accepts unless told
-// otherwise: 10 MiB, as the reference client.
-const DefaultMaxFrame = 10 << 20
+	"github.com/agui-go/sdk/agui"
+)
 
 // ErrFrameTooLarge is returned (wrapped) by Reader.Next for a frame larger
 // than the reader's limit.
@@ -66,19 +64,20 @@ func (r *Reader) LastEventID() string { return r.lastID }
 // of the connection it continues.
 func (r *Reader) SetLastEventID(id string) { r.lastID, r.idBuf = id, id }
 
-// NewReader returns a Reader with the default frame limit. Its read buffer
+// NewReader returns a Reader with the default frame limit,
+// [agui.DefaultMaxFrame]. Its read buffer
 // comes from a pool that Release fills, unless r is already a large enough
 // *bufio.Reader, which is read directly.
 func NewReader(r io.Reader) *Reader {
 	if br, ok := r.(*bufio.Reader); ok && br.Size() >= bufSize {
-		return &Reader{br: br, max: DefaultMaxFrame}
+		return &Reader{br: br, max: agui.DefaultMaxFrame}
 	}
 	br, _ := bufPool.Get().(*bufio.Reader)
 	if br == nil {
 		br = bufio.NewReaderSize(nil, bufSize)
 	}
 	br.Reset(r)
-	return &Reader{br: br, max: DefaultMaxFrame, pooled: true}
+	return &Reader{br: br, max: agui.DefaultMaxFrame, pooled: true}
 }
 
 // bufSize is the read buffer of a Reader: large enough that a stream of

@@ -36,6 +36,8 @@ func (e *emitter) emitCodes(f *File) {
 		}),
 		Return(Lit("")),
 	)
-	f.Comment("ProtocolVersion is the AG-UI protocol version this package implements.")
+	f.Comment("ProtocolVersion is the AG-UI protocol version this SDK implements (the schema's")
+	f.Comment("x-agui-protocol-version). It is the one declaration of it: the client puts it on every")
+	f.Comment("RunAgentInput it sends to a peer that reads it, and the server on every RUN_STARTED.")
 	f.Const().Id("ProtocolVersion").Op("=").Lit(e.m.Version)
 }

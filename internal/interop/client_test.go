@@ -69,7 +69,7 @@ type record struct {
 func runOnce(t *testing.T, url string) record {
 	t.Helper()
 	var r record
-	c, err := client.New(url, client.WithWarnings(func(w client.Warning) { r.Warnings = append(r.Warnings, w.Message) }))
+	c, err := client.New(url, client.WithWarnings(func(w agui.Warning) { r.Warnings = append(r.Warnings, w.Message) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func (l *Loop) Run(ctx context.Context, em *server.Emitter, conv Conversation, b
 					Content: fmt.Sprintf("error: there is no tool named %q", c.Name)})
 			}
 			r := results[len(results)-1]
-			if err := em.Emit(agui.NewToolCallResult(server.NewID(), r.CallID, agui.TextContent(r.Content))); err != nil {
+			if err := em.Emit(agui.NewToolCallResult(agui.NewID(), r.CallID, agui.TextContent(r.Content))); err != nil {
 				return fail(err)
 			}
 		}

@@ -9,6 +9,7 @@ package turn
 import (
 	"strings"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 )
 
@@ -45,7 +46,7 @@ type call struct {
 // New starts a reply emitted through em. Its text and tool calls share one
 // fresh assistant message id, so the client's reducer files them together.
 func New(em *server.Emitter) *Turn {
-	return &Turn{em: em, messageID: server.NewID(), byKey: map[string]*call{}}
+	return &Turn{em: em, messageID: agui.NewID(), byKey: map[string]*call{}}
 }
 
 // MessageID returns the id of the reply's assistant message.
@@ -113,7 +114,7 @@ func (t *Turn) openThought(id string) error {
 		t.span = span
 	}
 	if id == "" {
-		id = server.NewID()
+		id = agui.NewID()
 	}
 	m, err := t.span.StartMessage(server.WithID(id))
 	if err != nil {

@@ -156,7 +156,7 @@ func TestLoop(t *testing.T) {
 // A model that never stops calling tools ends the run at the step limit.
 func TestLoopStepLimit(t *testing.T) {
 	forever := func(tr *turn.Turn) error {
-		id := server.NewID()
+		id := agui.NewID()
 		return tr.StartTool(id, id, "again")
 	}
 	conv := &script{replies: []func(*turn.Turn) error{forever, forever, forever, forever}}

@@ -10,6 +10,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/sse"
 )
 
@@ -24,7 +25,7 @@ const (
 // maxEvent is the largest event document read in any format: the SSE frame
 // limit, which is the reference client's. A longer document is an error, not
 // something to buffer.
-const maxEvent = sse.DefaultMaxFrame
+const maxEvent = agui.DefaultMaxFrame
 
 // errNoEvents reports input that holds no event at all.
 var errNoEvents = errors.New("no events in the input")

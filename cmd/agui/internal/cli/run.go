@@ -190,9 +190,9 @@ func runRun(env *Env, args []string) int {
 }
 
 // buildInput makes the RunAgentInput from the flags.
-func buildInput(env *Env, message, file, state, thread string) (*agui.RunAgentInput, []client.Warning, error) {
+func buildInput(env *Env, message, file, state, thread string) (*agui.RunAgentInput, []agui.Warning, error) {
 	in := &agui.RunAgentInput{}
-	var warns []client.Warning
+	var warns []agui.Warning
 	if file != "" {
 		var data []byte
 		var err error
@@ -209,10 +209,10 @@ func buildInput(env *Env, message, file, state, thread string) (*agui.RunAgentIn
 			return nil, nil, fmt.Errorf("%s: %w", file, err)
 		}
 	} else {
-		in.ThreadID, in.RunID = client.NewID(), client.NewID()
+		in.ThreadID, in.RunID = agui.NewID(), agui.NewID()
 		in.Messages = []agui.Message{}
 		if message != "" {
-			in.Messages = append(in.Messages, &agui.UserMessage{ID: client.NewID(), Content: agui.TextContent(message)})
+			in.Messages = append(in.Messages, &agui.UserMessage{ID: agui.NewID(), Content: agui.TextContent(message)})
 		}
 	}
 	if thread != "" {

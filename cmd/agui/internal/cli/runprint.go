@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/agui/client"
 )
 
 // printer shows a run: the human view streams on stdout, the JSON view
@@ -106,7 +105,7 @@ func (p *printer) endLine() {
 	p.cur = ""
 }
 
-func (p *printer) warning(w client.Warning) {
+func (p *printer) warning(w agui.Warning) {
 	p.warnings++
 	if p.midLine && !p.json {
 		p.endLine()

@@ -218,17 +218,17 @@ func runVerify(env *Env, args []string) int {
 		if profile == verify.ServerProfile && (v.OK || v.Index > crAt) {
 			v = verdict{Index: crAt, Offset: crOffset, Rule: "sse-line-endings", Message: msg}
 		} else {
-			warnings = append([]verify.Warning{{Index: crAt, Offset: int64(crOffset), Text: msg}}, warnings...)
+			warnings = append([]agui.Warning{{Kind: agui.WarnFraming, Index: crAt, Offset: int64(crOffset), Message: msg}}, warnings...)
 		}
 	}
 	for _, w := range warnings {
-		v.Warnings = append(v.Warnings, warningJSON{Index: w.Index, Offset: int(w.Offset), Message: w.Text})
+		v.Warnings = append(v.Warnings, warningJSON{Index: w.Index, Offset: int(w.Offset), Message: w.Message})
 	}
 	if vr.asJSON {
 		vr.print(v)
 	} else {
 		for _, w := range warnings {
-			fmt.Fprintf(env.Stderr, "warning: event %d: %s\n", w.Index, w.Text)
+			fmt.Fprintf(env.Stderr, "warning: event %d: %s\n", w.Index, w.Message)
 		}
 		if r.MoreWarnings > 0 {
 			fmt.Fprintf(env.Stderr, "warning: %d more warnings not shown\n", r.MoreWarnings)
