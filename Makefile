@@ -95,17 +95,21 @@ bench:
 # agui-go beside its peers (the bench module): COUNT runs of every
 # benchmark one after the other, so that the sides interleave, then
 # BENCHMARKS.md rewritten from them (see its "Reading the noise").
+# bench.txt records when the run was taken, on how many CPUs and under
+# what load; EARLIER names the kept bench.txt of earlier runs (paths from
+# the repository root), whose figures the report joins as ranges.
+EARLIER ?=
 bench-report:
 	cd bench && $(GO) test -c -o bench.test .
-	cd bench && load0="$$(cut -d' ' -f1-3 /proc/loadavg)" && : > bench.txt && \
+	cd bench && { echo "date: $$(date -u +%Y-%m-%dT%H:%MZ)"; echo "ncpu: $$(nproc)"; \
+	    echo "load-start: $$(cut -d' ' -f1-3 /proc/loadavg)"; } > bench.txt && \
 	  for i in $$(seq $(COUNT)); do \
 	    ./bench.test -test.run '^$$' -test.bench . -test.benchmem -test.benchtime $(BENCHTIME) | tee -a bench.txt; \
 	  done && \
-	  load1="$$(cut -d' ' -f1-3 /proc/loadavg)" && \
+	  echo "load-end: $$(cut -d' ' -f1-3 /proc/loadavg)" >> bench.txt && \
 	  (cd .. && $(GO) run golang.org/x/perf/cmd/benchstat bench/bench.txt) > benchstat.txt && \
-	  $(GO) run ./report -in bench.txt -benchstat benchstat.txt -out ../BENCHMARKS.md \
-	    -load "$$load0 at the start, $$load1 at the end" \
-	    -cmd "make bench-report COUNT=$(COUNT) BENCHTIME=$(BENCHTIME)"
+	  $(GO) run ./report -in bench.txt $(foreach f,$(EARLIER),-in $(abspath $(f))) -benchstat benchstat.txt -out ../BENCHMARKS.md \
+	    -cmd "make bench-report COUNT=$(COUNT) BENCHTIME=$(BENCHTIME)$(if $(EARLIER), EARLIER='$(EARLIER)')"
 
 # Run every fuzz target (MODULES included) for FUZZTIME each.
 fuzz:

@@ -52,7 +52,14 @@ func reportCPU(b *testing.B, start time.Duration, per int, unit string) {
 // it: for agui-go its HTTP handler (helper, verifier, encoding, buffered
 // flush), for the community SDK its SSEWriter with a fresh event (how an
 // agent produces each delta with it).
-func BenchmarkEmitDelta(b *testing.B) {
+func BenchmarkEmitDelta(b *testing.B) { benchEmit(b, delta) }
+
+// BenchmarkEmitEscapedDelta is BenchmarkEmitDelta with the escape-heavy
+// delta: quotes, backslashes, control characters and multi-byte UTF-8 take
+// the encoders off their fast path of bytes copied as they are.
+func BenchmarkEmitEscapedDelta(b *testing.B) { benchEmit(b, escapedDelta) }
+
+func benchEmit(b *testing.B, text string) {
 	b.Run("agui-go", func(b *testing.B) {
 		b.ReportAllocs()
 		var cpu time.Duration
@@ -64,7 +71,7 @@ func BenchmarkEmitDelta(b *testing.B) {
 			b.ResetTimer()
 			cpu = cpuNow()
 			for range b.N {
-				if err := m.Append(delta); err != nil {
+				if err := m.Append(text); err != nil {
 					return server.Outcome{}, err
 				}
 			}
@@ -76,7 +83,7 @@ func BenchmarkEmitDelta(b *testing.B) {
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(runInput))
 		req.Header.Set("Content-Type", "application/json")
 		server.NewHandler(agent).ServeHTTP(w, req)
-		if w.n < b.N*len(delta) {
+		if w.n < b.N*len(text) {
 			b.Fatalf("%d bytes written for %d deltas", w.n, b.N)
 		}
 	})
@@ -87,13 +94,16 @@ func BenchmarkEmitDelta(b *testing.B) {
 		w := newDiscardWriter()
 		cpu := cpuNow()
 		for b.Loop() {
-			ev := cevents.NewTextMessageContentEvent(messageID, delta)
+			ev := cevents.NewTextMessageContentEvent(messageID, text)
 			untimed(ev.BaseEvent)
 			if err := sw.WriteEvent(ctx, w, ev); err != nil {
 				b.Fatal(err)
 			}
 		}
 		reportCPU(b, cpu, 1, "op")
+		if w.n < b.N*len(text) {
+			b.Fatalf("%d bytes written for %d deltas", w.n, b.N)
+		}
 	})
 }
 
@@ -151,16 +161,17 @@ func TestEncodingsAreEqual(t *testing.T) {
 	}
 }
 
-// oursDeltaFrame is the frame agui-go's handler writes for one delta.
-func oursDeltaFrame(t *testing.T) []byte {
-	frames := strings.SplitAfter(serve(t, oursHandler(1, nil)), "\n\n")
+// oursDeltaFrame is the frame agui-go's handler writes for one delta of
+// text.
+func oursDeltaFrame(t *testing.T, text string) []byte {
+	frames := strings.SplitAfter(serve(t, server.NewHandler(oursAgent(1, text, nil))), "\n\n")
 	return []byte(frames[2])
 }
 
 // communityDeltaFrame is the frame the community SSEWriter writes for one.
-func communityDeltaFrame(t *testing.T) []byte {
+func communityDeltaFrame(t *testing.T, text string) []byte {
 	var buf bytes.Buffer
-	ev := cevents.NewTextMessageContentEvent(messageID, delta)
+	ev := cevents.NewTextMessageContentEvent(messageID, text)
 	untimed(ev.BaseEvent)
 	if err := csse.NewSSEWriter().WriteEvent(context.Background(), &buf, ev); err != nil {
 		t.Fatal(err)
@@ -168,9 +179,26 @@ func communityDeltaFrame(t *testing.T) []byte {
 	return buf.Bytes()
 }
 
-// plainHandler is the yardstick the loopback run is held against: net/http
-// writing the same frames, one Write each, with nothing else.
-func plainHandler(frames []string) http.Handler {
+// The yardsticks of the loopback run are net/http handlers that write
+// agui-go's own frames, encoded beforehand, and do nothing else: what is
+// left of a server once encoding, verifying and the SDK's bookkeeping are
+// gone. They differ in how the bytes reach net/http, which is most of what
+// a loopback run costs:
+//
+//   - noFlushHandler (plain-noflush) writes each frame and never flushes:
+//     net/http sends its 4 KiB buffer whenever it fills, so a client sees
+//     nothing of a slow stream until 4 KiB of it have built up. Cheap, but
+//     not a streaming server; kept because earlier reports compared with it.
+//   - flushHandler (plain-flush) writes and flushes each frame: the honest
+//     streaming baseline, what a handler does when every event must reach
+//     the client at once (the community SDK's writer does the same).
+//   - piecesHandler (plain-pieces) writes the run in pieces as large as the
+//     ones agui-go's handler hands net/http, flushing each: the cost of the
+//     bytes and the system calls with nothing to encode, the limit a
+//     coalescing server can approach.
+
+// noFlushHandler writes the frames, one Write each, and never flushes.
+func noFlushHandler(frames []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			return
@@ -184,11 +212,59 @@ func plainHandler(frames []string) http.Handler {
 	})
 }
 
-// bodyHandler serves the same frames as plainHandler, joined, with one
-// Write: net/http sends such a body in a few large system calls, so a
-// client reading it spends its time on its own work (reading, framing,
-// decoding, checking) rather than waiting for a server writing frame by
-// frame, which alone takes about as long per frame as the whole read.
+// flushHandler writes each frame and flushes it.
+func flushHandler(frames []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		for _, f := range frames {
+			if _, err := io.WriteString(w, f); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+	})
+}
+
+// aguiWritePiece is the most agui-go's handler hands net/http in one Write
+// (writePiece in agui/server/handler.go, unexported there; change both
+// together).
+const aguiWritePiece = 32 << 10
+
+// piecesHandler writes the frames joined, cut into pieces of
+// aguiWritePiece bytes (wherever the cut falls, as agui-go's writer cuts),
+// and flushes after each piece.
+func piecesHandler(frames []string) http.Handler {
+	body := []byte(strings.Join(frames, ""))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		for rest := body; len(rest) > 0; {
+			n := min(len(rest), aguiWritePiece)
+			if _, err := w.Write(rest[:n]); err != nil {
+				return
+			}
+			if err := rc.Flush(); err != nil {
+				return
+			}
+			rest = rest[n:]
+		}
+	})
+}
+
+// bodyHandler serves the same frames, joined, with one Write: net/http
+// sends such a body in a few large system calls, so a client reading it
+// spends its time on its own work (reading, framing, decoding, checking)
+// rather than waiting for a server writing frame by frame, which alone
+// takes about as long per frame as the whole read.
 func bodyHandler(frames []string) http.Handler {
 	body := []byte(strings.Join(frames, ""))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -202,11 +278,14 @@ func bodyHandler(frames []string) http.Handler {
 
 // oursFrames is the body of agui-go's handler for an n-delta run, frame by
 // frame.
-func oursFrames(n int) []string {
+func oursFrames(n int) []string { return oursTextFrames(n, delta) }
+
+// oursTextFrames is oursFrames with deltas of text.
+func oursTextFrames(n int, text string) []string {
 	w := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(runInput))
 	req.Header.Set("Content-Type", "application/json")
-	oursHandler(n, nil).ServeHTTP(w, req)
+	server.NewHandler(oursAgent(n, text, nil)).ServeHTTP(w, req)
 	if w.Code != http.StatusOK {
 		panic(fmt.Sprintf("agui-go handler: %d %s", w.Code, w.Body))
 	}
@@ -216,15 +295,19 @@ func oursFrames(n int) []string {
 
 // BenchmarkLoopbackRun1000 is a whole run over loopback HTTP, request to
 // last byte, of a 1,000-delta answer, read by the same neutral client
-// (one op = one run; ns/delta reported). "plain" is the yardstick:
-// net/http writing the same frames.
+// (one op = one run; ns/delta and cpu-ns/delta reported). The plain-*
+// sides are the yardsticks described above noFlushHandler; CPU per delta
+// is the figure to compare, since the server and the client share the
+// process and its two cores.
 func BenchmarkLoopbackRun1000(b *testing.B) {
 	frames := oursFrames(runDeltas)
 	for _, side := range []struct {
 		name string
 		h    http.Handler
 	}{
-		{"plain", plainHandler(frames)},
+		{"plain-noflush", noFlushHandler(frames)},
+		{"plain-flush", flushHandler(frames)},
+		{"plain-pieces", piecesHandler(frames)},
 		{"agui-go", oursHandler(runDeltas, nil)},
 		{"community", communityHandler(runDeltas, nil)},
 	} {
@@ -247,15 +330,42 @@ func BenchmarkLoopbackRun1000(b *testing.B) {
 }
 
 // BenchmarkClientRead is each SDK's client reading a 1,000-delta run from
-// the same plain server: framing, decoding and checking every frame (for
-// agui-go its Client.Run, with the verifier; for the community SDK its SSE
-// client, then its EventDecoder and each event's Validate, as its examples
-// do, having no verifier). ns/frame is the figure.
+// a server that writes the whole body at once: framing, decoding and
+// checking every frame (for agui-go its Client.Run, with the verifier; for
+// the community SDK its SSE client, then its EventDecoder and each event's
+// Validate, as its examples do, having no verifier). ns/frame and
+// cpu-ns/frame are the figures. "neutral" is the floor: net/http and a
+// line scanner reading the same body, decoding nothing. This is the best
+// case of a client: the other ClientRead benchmarks are held against it.
 func BenchmarkClientRead(b *testing.B) {
-	frames := oursFrames(runDeltas)
-	srv := httptest.NewServer(bodyHandler(frames))
+	benchClientRead(b, bodyHandler(oursFrames(runDeltas)), runDeltas+4)
+}
+
+// BenchmarkClientReadFrames is BenchmarkClientRead from a server that
+// writes and flushes every frame (flushHandler), as a streaming server
+// does when events come one at a time: the client's reads return a frame
+// each instead of 4 KiB or more. The server's work is in the process's CPU
+// time as well; the neutral reader's figure, beside the one from the
+// whole-body server, shows how much of the difference any client pays.
+func BenchmarkClientReadFrames(b *testing.B) {
+	benchClientRead(b, flushHandler(oursFrames(runDeltas)), runDeltas+4)
+}
+
+// BenchmarkClientReadEscaped is BenchmarkClientRead (whole body) with the
+// escape-heavy delta: each delta's JSON string has escapes to undo and
+// UTF-8 to check.
+func BenchmarkClientReadEscaped(b *testing.B) {
+	benchClientRead(b, bodyHandler(oursTextFrames(runDeltas, escapedDelta)), runDeltas+4)
+}
+
+func benchClientRead(b *testing.B, h http.Handler, frames int) {
+	srv := httptest.NewServer(h)
 	defer srv.Close()
 	ctx := context.Background()
+	perFrame := func(b *testing.B, cpu time.Duration) {
+		reportCPU(b, cpu, frames, "frame")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
+	}
 	b.Run("agui-go", func(b *testing.B) {
 		c, err := client.New(srv.URL)
 		if err != nil {
@@ -272,12 +382,11 @@ func BenchmarkClientRead(b *testing.B) {
 				}
 				n++
 			}
-			if n != len(frames) {
-				b.Fatalf("%d events, want %d", n, len(frames))
+			if n != frames {
+				b.Fatalf("%d events, want %d", n, frames)
 			}
 		}
-		reportCPU(b, cpu, len(frames), "frame")
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
+		perFrame(b, cpu)
 	})
 	b.Run("community", func(b *testing.B) {
 		log := logrus.New()
@@ -290,12 +399,22 @@ func BenchmarkClientRead(b *testing.B) {
 		for b.Loop() {
 			if n, err := communityRead(ctx, c, dec, in); err != nil {
 				b.Fatal(err)
-			} else if n != len(frames) {
-				b.Fatalf("%d events, want %d", n, len(frames))
+			} else if n != frames {
+				b.Fatalf("%d events, want %d", n, frames)
 			}
 		}
-		reportCPU(b, cpu, len(frames), "frame")
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
+		perFrame(b, cpu)
+	})
+	b.Run("neutral", func(b *testing.B) {
+		hc := srv.Client()
+		b.ReportAllocs()
+		cpu := cpuNow()
+		for b.Loop() {
+			if err := neutralRun(ctx, hc, srv.URL, frames); err != nil {
+				b.Fatal(err)
+			}
+		}
+		perFrame(b, cpu)
 	})
 }
 
@@ -332,7 +451,7 @@ func communityRead(ctx context.Context, c *cclient.Client, dec *cevents.EventDec
 // The two clients read the same events from the benchmark's stream.
 func TestClientsReadTheSameEvents(t *testing.T) {
 	frames := oursFrames(20)
-	srv := httptest.NewServer(plainHandler(frames))
+	srv := httptest.NewServer(noFlushHandler(frames))
 	defer srv.Close()
 	ctx := context.Background()
 	c, err := client.New(srv.URL)

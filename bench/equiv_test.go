@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agui-go/sdk/agui/server"
 )
 
 // serve runs h once for the payload's input and returns the body.
@@ -57,9 +59,41 @@ func TestRunsAreEquivalent(t *testing.T) {
 	require.Equal(t, map[string]any{"type": "TEXT_MESSAGE_CONTENT", "messageId": messageID, "delta": delta}, ours[2])
 }
 
-// The single delta frame both emit benchmarks write is the same bytes.
+// The single delta frame both emit benchmarks write is the same bytes, for
+// the plain delta and the escape-heavy one.
 func TestDeltaFramesAreEqual(t *testing.T) {
-	ours, theirs := oursDeltaFrame(t), communityDeltaFrame(t)
-	require.Equal(t, string(ours), string(theirs))
-	require.True(t, bytes.HasPrefix(ours, []byte("data: {")), "%q", ours)
+	for _, text := range []string{delta, escapedDelta} {
+		ours, theirs := oursDeltaFrame(t, text), communityDeltaFrame(t, text)
+		require.Equal(t, string(ours), string(theirs))
+		require.True(t, bytes.HasPrefix(ours, []byte("data: {")), "%q", ours)
+		require.Equal(t, []map[string]any{{"type": "TEXT_MESSAGE_CONTENT", "messageId": messageID, "delta": text}}, events(t, string(ours)))
+	}
+}
+
+// The escape-heavy runs are the same events on both sides as well.
+func TestEscapedRunsAreEquivalent(t *testing.T) {
+	const n = 3
+	ours := serve(t, server.NewHandler(oursAgent(n, escapedDelta, nil)))
+	theirs := serve(t, communityTextHandler(n, escapedDelta, nil))
+	// Frame for frame the same but for RUN_STARTED (see TestRunsAreEquivalent).
+	require.Equal(t, strings.SplitAfter(ours, "\n\n")[1:], strings.SplitAfter(theirs, "\n\n")[1:])
+}
+
+// Every yardstick server sends agui-go's body byte for byte: the loopback
+// and client rows compare ways of writing the same bytes. (The pieces
+// handler's cuts fall inside frames: the run is 60 KiB, two pieces.)
+func TestYardsticksSendOursBytes(t *testing.T) {
+	for _, text := range []string{delta, escapedDelta} {
+		frames := oursTextFrames(runDeltas, text)
+		want := serve(t, server.NewHandler(oursAgent(runDeltas, text, nil)))
+		require.Greater(t, len(want), aguiWritePiece, "the run fits one piece: the pieces handler would not cut it")
+		for name, h := range map[string]http.Handler{
+			"noflush": noFlushHandler(frames),
+			"flush":   flushHandler(frames),
+			"pieces":  piecesHandler(frames),
+			"body":    bodyHandler(frames),
+		} {
+			require.Equal(t, want, serve(t, h), name)
+		}
+	}
 }

@@ -27,6 +27,14 @@ const (
 	runInput  = `{"threadId":"t","runId":"r","messages":[],"tools":[],"context":[]}`
 )
 
+// escapedDelta is the escape-heavy payload: a delta with everything JSON
+// must escape or check (a line break, a tab, quotes, backslashes) and
+// multi-byte UTF-8, as a model writing code or prose in another script
+// streams it. It leaves out <, > and &, which encoding/json (the community
+// SDK's encoder) escapes for HTML and agui-go does not, so that both sides
+// still send the same bytes.
+const escapedDelta = "He said \"hi\"\n\tC:\\tmp\\x — naïve café, 你好 ✓ "
+
 // discardWriter is an http.ResponseWriter and http.Flusher that counts and
 // drops the body: the emit benchmarks measure the SDK, not a socket.
 type discardWriter struct {
@@ -40,10 +48,10 @@ func (w *discardWriter) Write(b []byte) (int, error) { w.n += len(b); return len
 func (w *discardWriter) WriteHeader(int)             {}
 func (w *discardWriter) Flush()                      {}
 
-// oursAgent streams n deltas through the SDK's helpers; wait, when not
-// nil, is called after RUN_STARTED has gone out and before the message
-// (the idle-run measurement holds the run open there).
-func oursAgent(n int, started func(), wait func(context.Context)) server.Agent[server.NoState] {
+// oursAgent streams n deltas of text through the SDK's helpers; wait,
+// when not nil, is called after RUN_STARTED has gone out and before the
+// message (the idle-run measurement holds the run open there).
+func oursAgent(n int, text string, wait func(context.Context)) server.Agent[server.NoState] {
 	return server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		if wait != nil {
 			// RUN_STARTED goes out once the agent pauses here.
@@ -53,11 +61,8 @@ func oursAgent(n int, started func(), wait func(context.Context)) server.Agent[s
 		if err != nil {
 			return server.Outcome{}, err
 		}
-		if started != nil {
-			started()
-		}
 		for range n {
-			if err := m.Append(delta); err != nil {
+			if err := m.Append(text); err != nil {
 				return server.Outcome{}, err
 			}
 		}
@@ -67,7 +72,7 @@ func oursAgent(n int, started func(), wait func(context.Context)) server.Agent[s
 
 // oursHandler is the SDK's HTTP handler serving oursAgent.
 func oursHandler(n int, wait func(context.Context)) http.Handler {
-	return server.NewHandler(oursAgent(n, nil, wait))
+	return server.NewHandler(oursAgent(n, delta, wait))
 }
 
 // untimed clears the timestamp that the community constructors stamp on
@@ -79,6 +84,11 @@ func untimed(b *cevents.BaseEvent) { b.TimestampMs = nil }
 // no handler of its own, so this is the net/http handler its examples
 // write, with its SSEWriter (which flushes after every event, as theirs do).
 func communityHandler(n int, wait func(context.Context)) http.Handler {
+	return communityTextHandler(n, delta, wait)
+}
+
+// communityTextHandler is communityHandler streaming deltas of text.
+func communityTextHandler(n int, text string, wait func(context.Context)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.Copy(io.Discard, r.Body); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
@@ -86,14 +96,14 @@ func communityHandler(n int, wait func(context.Context)) http.Handler {
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "no-cache")
-		if err := communityRun(r.Context(), w, n, wait); err != nil {
+		if err := communityRun(r.Context(), w, n, text, wait); err != nil {
 			// Headers are gone; all a handler can do is stop.
 			return
 		}
 	})
 }
 
-func communityRun(ctx context.Context, w io.Writer, n int, wait func(context.Context)) error {
+func communityRun(ctx context.Context, w io.Writer, n int, text string, wait func(context.Context)) error {
 	sw := csse.NewSSEWriter()
 	write := func(ev cevents.Event) error { return sw.WriteEvent(ctx, w, ev) }
 	started := cevents.NewRunStartedEvent(threadID, runID)
@@ -110,7 +120,7 @@ func communityRun(ctx context.Context, w io.Writer, n int, wait func(context.Con
 		return err
 	}
 	for range n {
-		ev := cevents.NewTextMessageContentEvent(messageID, delta)
+		ev := cevents.NewTextMessageContentEvent(messageID, text)
 		untimed(ev.BaseEvent)
 		if err := write(ev); err != nil {
 			return err
