@@ -151,11 +151,12 @@ func newStreamWriter(w http.ResponseWriter, cfg *handlerConfig, keepAlive time.D
 	return s
 }
 
-// queued is told, with mu held, that frames were appended to q; last says
-// the stream's terminal frame is among them. It writes them, wakes the
-// writer or starts it, and waits while the queue is past its bound. A
-// non-nil error means the client is gone (or the stream was closed).
-func (s *streamWriter) queued(last bool) error {
+// queued is told, with mu held, that frames were appended to q. It writes
+// them, wakes the writer or starts it, and, unless nowait (the terminal
+// frame, which is the last anyone queues), waits while the queue is past
+// its bound. A non-nil error means the client is gone (or the stream was
+// closed).
+func (s *streamWriter) queued(nowait bool) error {
 	if s.err != nil {
 		return s.err
 	}
@@ -165,9 +166,8 @@ func (s *streamWriter) queued(last bool) error {
 	switch {
 	case s.writing:
 		// The write in flight takes the queue when it ends. Past the
-		// bound the queuing goroutine waits for that, except with the
-		// terminal frame, which is the last anyone queues.
-		for !last && s.writing && s.err == nil && len(s.q.out)+s.inflight >= s.maxBuffered {
+		// bound the queuing goroutine waits for that.
+		for !nowait && s.writing && s.err == nil && len(s.q.out)+s.inflight >= s.maxBuffered {
 			s.await()
 		}
 	case s.cheap || !s.running && clock()-s.lastEnd >= linger():
@@ -182,7 +182,7 @@ func (s *streamWriter) queued(last bool) error {
 		}
 		// The writer is on its way: past the bound, wait for it to take
 		// the queue, as while it writes.
-		for !last && s.running && !s.writing && s.err == nil && len(s.q.out) >= s.maxBuffered {
+		for !nowait && s.running && !s.writing && s.err == nil && len(s.q.out) >= s.maxBuffered {
 			s.await()
 		}
 	default:
