@@ -108,8 +108,11 @@ func init() { writerLinger.Store(int64(500 * time.Microsecond)) }
 func linger() time.Duration { return time.Duration(writerLinger.Load()) }
 
 // handoffCost is about what waking another goroutine for a write costs. A
-// write that took less is cheaper done by the goroutine that queued it.
-const handoffCost = 2 * time.Microsecond
+// write that took less is cheaper done by the goroutine that queued it: a
+// writer in memory. A write to a socket is a system call, which takes
+// longer even on a fast machine, so a socket's writes are handed off when
+// frames follow each other closely, and coalesce.
+const handoffCost = time.Microsecond
 
 // slowWrites is how many writes in a row must take longer than handoffCost
 // for writes to count as costly again.
