@@ -2,6 +2,8 @@ package client
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -153,180 +155,219 @@ func (s *deltaSlab) fastDelta(frame []byte) *agui.TextMessageContent {
 	return ev
 }
 
-// special marks the ASCII bytes that do not stand for themselves in a JSON
-// string: '"', '\\' and the control bytes.
-var special = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = c < 0x20 || c == '"' || c == '\\'
-	}
-	return t
-}()
-
 // text returns the string the JSON string body b (the bytes between the
 // quotes) decodes to, as the general decoder decodes it, with false where
 // b is not one whole valid string (an unescaped quote or control byte, an
 // invalid or cut escape) or where it is not valid UTF-8, which the decoder
 // repairs and the general way handles.
 func (s *deltaSlab) text(b []byte) (string, bool) {
-	i, ok := textRun(b)
+	i, ok := textRun(b, 0)
 	if !ok {
 		return "", false
 	}
 	if i == len(b) {
 		return s.intern(b), true
 	}
-	if b[i] != '\\' {
-		return "", false
-	}
 	// Unescaping never lengthens: an escape is at least as long as the
-	// UTF-8 it stands for, U+FFFD for a lone surrogate included, and
-	// valid UTF-8 is copied as it is. len(b) bytes hold the result.
-	var dst []byte
+	// UTF-8 it stands for, U+FFFD for a lone surrogate included, and the
+	// text between escapes is copied as it is. len(b) bytes hold the
+	// result.
+	var out []byte
 	inArena := len(b) <= arenaBytes/8
 	if inArena {
 		if cap(s.arena)-len(s.arena) < len(b) {
 			s.arena = make([]byte, 0, arenaBytes)
 		}
-		dst = s.arena[len(s.arena):len(s.arena)]
+		out = s.arena[len(s.arena) : len(s.arena)+len(b)]
 	} else {
-		dst = make([]byte, 0, len(b))
+		out = make([]byte, len(b))
 	}
-	dst = append(dst, b[:i]...)
-	if dst, ok = unescape(dst, b[i:]); !ok {
+	n, ok := unescape(out, b, i)
+	if !ok {
 		return "", false
 	}
 	if inArena {
-		s.arena = s.arena[:len(s.arena)+len(dst)]
+		s.arena = s.arena[:len(s.arena)+n]
 	}
-	return unsafe.String(unsafe.SliceData(dst), len(dst)), true
+	return unsafe.String(&out[0], n), true
 }
 
-// textRun returns the length of the run of bytes that start b and stand
-// for themselves in a JSON string (anything but '"', '\\' and control
-// bytes), and whether that run is valid UTF-8; when it is not, the length
-// is where the first invalid sequence starts. Escapes are ASCII, so a body
-// is valid UTF-8 exactly when each run between its escapes is: a sequence
-// cut by an escape is invalid in its run. The UTF-8 is checked in the same
-// pass as the run is found, as utf8.Valid would check it.
-func textRun(b []byte) (int, bool) {
-	i := 0
+// textRun returns the index of the first byte of b at or after i that does
+// not stand for itself in a JSON string ('"', '\\' or a control byte), or
+// len(b), and whether the text before it, from i, is valid UTF-8 (when it
+// is not, the index is where the first invalid sequence starts). Escapes
+// are ASCII, so a body is valid UTF-8 exactly when the text between its
+// escapes is: a sequence cut by an escape is invalid in its run.
+//
+// It reads eight bytes at a time and goes straight to the first that is
+// not printable ASCII (see marks); the last word of b is read whole, over
+// bytes already passed, so a run's tail costs one word too.
+func textRun(b []byte, i int) (int, bool) {
 	for i < len(b) {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			if special[c] {
-				break
+		j := i
+		switch {
+		case i+8 <= len(b):
+			m := marks(binary.LittleEndian.Uint64(b[i:]))
+			if m == 0 {
+				i += 8
+				continue
 			}
-			i++
+			j = i + bits.TrailingZeros64(m)>>3
+		case len(b) >= 8:
+			// The last word, over bytes already passed: drop their lanes.
+			base := len(b) - 8
+			shift := uint(i-base) * 8
+			m := marks(binary.LittleEndian.Uint64(b[base:])) >> shift << shift
+			if m == 0 {
+				return len(b), true
+			}
+			j = base + bits.TrailingZeros64(m)>>3
+		}
+		c := b[j]
+		if c >= utf8.RuneSelf {
+			// Multi-byte characters come in runs (words of a script
+			// other than Latin): read the run here.
+			for {
+				n := seqLen(b[j:])
+				if n == 0 {
+					return j, false
+				}
+				if j += n; j == len(b) || b[j] < utf8.RuneSelf {
+					break
+				}
+			}
+			i = j
 			continue
 		}
-		n := seqLen(b[i:])
-		if n == 0 {
-			return i, false
+		if c < 0x20 || c == '"' || c == '\\' {
+			return j, true
 		}
-		i += n
+		// Plain ASCII: a body shorter than a word is read a byte at a time,
+		// and a borrow from a lane below i can mark one in the last word.
+		i = j + 1
 	}
-	return i, true
+	return len(b), true
 }
 
-// seqLen returns the length of the valid UTF-8 sequence that starts b with
-// a byte of 0x80 or above, or 0 when it is invalid (a stray continuation
-// byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short).
+// Masks for marks: a byte of ones in every lane, and each lane's top bit.
+const (
+	lanes    = 0x0101010101010101
+	laneTops = 0x8080808080808080
+)
+
+// marks sets the top bit of each lane (byte, the first in the lowest) of w
+// that is not printable ASCII other than '"' and '\\': a lane below 0x20
+// borrows when 0x20 is subtracted; a lane equal to '"' or '\\' is zero
+// when XORed with it, and borrows when one is subtracted; a lane of 0x80 or
+// above has the top bit itself. A borrow can also mark lanes above the one
+// it came from, never below, so the lowest marked lane is always the first
+// such byte of w.
+func marks(w uint64) uint64 {
+	quote := w ^ ('"' * lanes)
+	slash := w ^ ('\\' * lanes)
+	return (w | (w-0x20*lanes)&^w | (quote-lanes)&^quote | (slash-lanes)&^slash) & laneTops
+}
+
+// utf8Lead describes each byte of 0x80 and above as the first byte of a
+// UTF-8 sequence: its length (0: no sequence starts so) and the range of
+// the second byte, which excludes overlong forms, surrogates and runes
+// beyond U+10FFFF (the table of package utf8, in another form).
+var utf8Lead = func() (t [256]struct{ n, lo, hi uint8 }) {
+	for c := 0xC2; c < 0xF5; c++ {
+		e := &t[c]
+		e.lo, e.hi = 0x80, 0xBF
+		switch {
+		case c < 0xE0:
+			e.n = 2
+		case c < 0xF0:
+			e.n = 3
+		default:
+			e.n = 4
+		}
+	}
+	t[0xE0].lo, t[0xED].hi, t[0xF0].lo, t[0xF4].hi = 0xA0, 0x9F, 0x90, 0x8F
+	return t
+}()
+
+// seqLen returns the length of the valid UTF-8 sequence that starts b, whose
+// first byte is 0x80 or above, or 0 when it is invalid or cut short.
 func seqLen(b []byte) int {
-	c := b[0]
-	// lo and hi bound the second byte, as the table of package utf8 does.
-	lo, hi := byte(0x80), byte(0xBF)
-	var n int
-	switch {
-	case c < 0xC2:
-		return 0
-	case c < 0xE0:
-		n = 2
-	case c < 0xF0:
-		n = 3
-		if c == 0xE0 {
-			lo = 0xA0
-		} else if c == 0xED {
-			hi = 0x9F
-		}
-	case c < 0xF5:
-		n = 4
-		if c == 0xF0 {
-			lo = 0x90
-		} else if c == 0xF4 {
-			hi = 0x8F
-		}
-	default:
+	e := utf8Lead[b[0]]
+	n := int(e.n)
+	if n == 0 || len(b) < n || b[1] < e.lo || b[1] > e.hi {
 		return 0
 	}
-	if len(b) < n || b[1] < lo || b[1] > hi {
+	if n > 2 && (b[2] < 0x80 || b[2] > 0xBF) || n > 3 && (b[3] < 0x80 || b[3] > 0xBF) {
 		return 0
-	}
-	for _, c := range b[2:n] {
-		if c < 0x80 || c > 0xBF {
-			return 0
-		}
 	}
 	return n
 }
 
-// unescape appends the decoding of the JSON string body b to dst, within
-// dst's capacity: false when b holds an unescaped quote or control byte,
-// an escape that is invalid or cut short, or invalid UTF-8. As the general
+// shortEscape maps the byte after a backslash to what the escape stands
+// for, for every escape but \u; 0 marks the others, \u among them.
+var shortEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unescape writes the decoding of the JSON string body b to the start of
+// out, which is at least len(b) long, and returns its length, where b[i]
+// is the first byte of b that does not stand for itself and b[:i] is
+// valid UTF-8: false when b holds an unescaped quote or control byte, an
+// escape that is invalid or cut short, or invalid UTF-8. As the general
 // decoder, it decodes a \u escape of a surrogate pair to its one rune and
-// a lone surrogate to U+FFFD.
-func unescape(dst, b []byte) ([]byte, bool) {
-	for i := 0; i < len(b); {
-		if c := b[i]; c != '\\' {
-			n, ok := textRun(b[i:])
-			if n == 0 || !ok {
-				return dst, false // a quote or control byte, or invalid UTF-8
-			}
-			dst = append(dst, b[i:i+n]...)
-			i += n
-			continue
+// a lone surrogate to U+FFFD. The text between escapes is copied a run at
+// a time.
+func unescape(out, b []byte, i int) (int, bool) {
+	n := copy(out, b[:i])
+	for i < len(b) {
+		if b[i] != '\\' || i+1 == len(b) {
+			return 0, false // a quote or control byte, or a cut escape
 		}
-		if i+1 == len(b) {
-			return dst, false
-		}
-		switch e := b[i+1]; e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
+		if c := shortEscape[b[i+1]]; c != 0 {
+			out[n] = c
+			n++
+			i += 2
+		} else if b[i+1] == 'u' {
 			r := hex4(b[i+2:])
 			if r < 0 {
-				return dst, false
+				return 0, false
 			}
 			i += 6
 			if utf16.IsSurrogate(r) {
 				if i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
-					if r2 := hex4(b[i+2:]); r2 >= 0 {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							dst = utf8.AppendRune(dst, dec)
-							i += 6
-							continue
-						}
+					if dec := utf16.DecodeRune(r, hex4(b[i+2:])); dec != utf8.RuneError {
+						r = dec
+						i += 6
 					}
 				}
-				r = utf8.RuneError
+				if utf16.IsSurrogate(r) {
+					r = utf8.RuneError
+				}
 			}
-			dst = utf8.AppendRune(dst, r)
-			continue
-		default:
-			return dst, false
+			n += utf8.EncodeRune(out[n:], r)
+		} else {
+			return 0, false
 		}
-		i += 2
+		j, ok := textRun(b, i)
+		if !ok {
+			return 0, false
+		}
+		n = copyRun(out, n, b, i, j)
+		i = j
 	}
-	return dst, true
+	return n, true
+}
+
+// copyRun copies b[i:j] to out[n:] and returns n+j-i, where n <= i and out
+// is as long as b. The runs between escapes are short, a few bytes, so it
+// copies a word at a time rather than call memmove; a word may write past
+// the run, inside out, where the bytes after it go next or nothing does.
+func copyRun(out []byte, n int, b []byte, i, j int) int {
+	for ; i < j && i+8 <= len(b); i, n = i+8, n+8 {
+		binary.LittleEndian.PutUint64(out[n:], binary.LittleEndian.Uint64(b[i:]))
+	}
+	if i >= j {
+		return n - (i - j)
+	}
+	return n + copy(out[n:], b[i:j])
 }
 
 // hex4 decodes the four hex digits that start b, or returns -1 when b is

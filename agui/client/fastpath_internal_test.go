@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"reflect"
 	"strconv"
 	"strings"
@@ -222,24 +221,27 @@ func TestFastDeltasStayPut(t *testing.T) {
 	}
 }
 
-// FuzzTextRun holds textRun to its definition: the run ends at the first
-// quote, backslash or control byte, and is valid exactly when utf8.Valid
-// says it is.
+// FuzzTextRun holds textRun, eight bytes at a time, to its definition,
+// from every starting index: the run ends at the first quote, backslash or
+// control byte, and is valid exactly when utf8.Valid says it is.
 func FuzzTextRun(f *testing.F) {
-	for _, s := range []string{"", "abc", "héllo — 世界 🙂", "a\\nb", "\xff", "\xe4\xb8\\n", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf", "\xf0\x9f\x99", `x"y`, "\x00"} {
+	for _, s := range []string{"", "abc", "héllo — 世界 🙂", "a\\nb", "\xff\x1f", "0123456\"89", "!!!!!!!!\x00",
+		"\x7f\x80\x9f\xa0 !#[]", "]]]]]]]]]]]]]]]]\\", "\xe4\xb8\\n", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf", "1234567\xf0\x9f\x99\x82"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		end := bytes.IndexFunc(b, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' })
-		if end < 0 {
-			end = len(b)
-		}
-		n, ok := textRun(b)
-		if want := utf8.Valid(b[:end]); ok != want {
-			t.Fatalf("textRun(%q) valid %v, utf8.Valid %v", b, ok, want)
-		}
-		if ok && n != end {
-			t.Fatalf("textRun(%q) = %d, want %d", b, n, end)
+		for i := range len(b) + 1 {
+			end := i
+			for end < len(b) && b[end] >= 0x20 && b[end] != '"' && b[end] != '\\' {
+				end++
+			}
+			got, ok := textRun(b, i)
+			if want := utf8.Valid(b[i:end]); ok != want {
+				t.Fatalf("textRun(%q, %d) valid %v, utf8.Valid %v", b, i, ok, want)
+			}
+			if ok && got != end {
+				t.Fatalf("textRun(%q, %d) = %d, want %d", b, i, got, end)
+			}
 		}
 	})
 }
