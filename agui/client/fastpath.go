@@ -313,12 +313,36 @@ var shortEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f'
 // valid UTF-8: false when b holds an unescaped quote or control byte, an
 // escape that is invalid or cut short, or invalid UTF-8. As the general
 // decoder, it decodes a \u escape of a surrogate pair to its one rune and
-// a lone surrogate to U+FFFD. The text between escapes is copied a run at
-// a time.
+// a lone surrogate to U+FFFD. It goes a byte (or a character) at a time,
+// copying as it checks: text with escapes has them every few bytes, too
+// close together for textRun's words to pay.
 func unescape(out, b []byte, i int) (int, bool) {
 	n := copy(out, b[:i])
 	for i < len(b) {
-		if b[i] != '\\' || i+1 == len(b) {
+		c := b[i]
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			out[n] = c
+			n++
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			k := seqLen(b[i:])
+			if k == 0 {
+				return 0, false
+			}
+			if i+4 <= len(b) {
+				// Four bytes at once, the sequence and what follows it,
+				// which the next bytes overwrite (n <= i).
+				binary.LittleEndian.PutUint32(out[n:], binary.LittleEndian.Uint32(b[i:]))
+			} else {
+				copy(out[n:], b[i:i+k])
+			}
+			n += k
+			i += k
+			continue
+		}
+		if c != '\\' || i+1 == len(b) {
 			return 0, false // a quote or control byte, or a cut escape
 		}
 		if c := shortEscape[b[i+1]]; c != 0 {
@@ -346,28 +370,8 @@ func unescape(out, b []byte, i int) (int, bool) {
 		} else {
 			return 0, false
 		}
-		j, ok := textRun(b, i)
-		if !ok {
-			return 0, false
-		}
-		n = copyRun(out, n, b, i, j)
-		i = j
 	}
 	return n, true
-}
-
-// copyRun copies b[i:j] to out[n:] and returns n+j-i, where n <= i and out
-// is as long as b. The runs between escapes are short, a few bytes, so it
-// copies a word at a time rather than call memmove; a word may write past
-// the run, inside out, where the bytes after it go next or nothing does.
-func copyRun(out []byte, n int, b []byte, i, j int) int {
-	for ; i < j && i+8 <= len(b); i, n = i+8, n+8 {
-		binary.LittleEndian.PutUint64(out[n:], binary.LittleEndian.Uint64(b[i:]))
-	}
-	if i >= j {
-		return n - (i - j)
-	}
-	return n + copy(out[n:], b[i:j])
 }
 
 // hex4 decodes the four hex digits that start b, or returns -1 when b is
