@@ -35,7 +35,7 @@
 // frame index, message), given to hooks ([WithWarnings], [RunWarnings]) and
 // kept on the Agent's [Result]; [LogWarnings] sends them to a slog.Logger.
 //
-// Plain text deltas, which are most of any answer, take a fast path that
-// decodes them without the general decoder and amortises their
+// Text deltas, which are most of any answer, take a fast path that decodes
+// them, escapes and all, without the general decoder and amortises their
 // allocations (see fastpath.go).
 package client
