@@ -303,6 +303,15 @@ func seqLen(b []byte) int {
 	return n
 }
 
+// plainByte marks the bytes that stand for themselves in a JSON string
+// and are a character alone: printable ASCII other than '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // shortEscape maps the byte after a backslash to what the escape stands
 // for, for every escape but \u; 0 marks the others, \u among them.
 var shortEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
@@ -320,7 +329,7 @@ func unescape(out, b []byte, i int) (int, bool) {
 	n := copy(out, b[:i])
 	for i < len(b) {
 		c := b[i]
-		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+		if plainByte[c] {
 			out[n] = c
 			n++
 			i++
