@@ -18,7 +18,7 @@ import (
 
 const lowerHex = "0123456789abcdef"
 
-// safeByte reports the bytes appendString copies verbatim: printable ASCII
+// safeByte reports the bytes AppendJSONString copies verbatim: printable ASCII
 // and DEL, except '"' and '\\'. Bytes >= 0x80 are false so they take the
 // UTF-8 check; everything else false needs an escape.
 var safeByte = func() (t [256]bool) {
@@ -28,17 +28,26 @@ var safeByte = func() (t [256]bool) {
 	return t
 }()
 
-// appendString appends s as a JSON string literal, byte-for-byte as
-// JavaScript's JSON.stringify writes it: only '"', '\\' and control
-// characters are escaped (\b \f \n \r \t, else \u00xx in lower-case hex).
-// Unlike encoding/json it does not escape <, >, & or U+2028/U+2029, which
+// AppendJSONString appends s to dst as a JSON string literal, quotes
+// included, byte for byte as JavaScript's JSON.stringify writes the same
+// text: only '"', '\\' and the control characters U+0000–U+001F are escaped
+// (\b \f \n \r \t, the others as \u00xx in lower-case hex). Unlike
+// encoding/json it does not escape <, >, & or U+2028/U+2029, which
 // JSON.stringify leaves alone and SSE does not treat as line breaks. Invalid
 // UTF-8 cannot be represented in JSON text, so each invalid byte becomes the
 // escape \ufffd (as encoding/json does).
 //
+// It is the one JSON string escaper of the module: the generated AppendJSON
+// methods call it, and so do package jsonpatch and anyone who writes JSON
+// that must match the codec's (a CUSTOM event's value, a raw member). It
+// lives here, exported, because this package imports nothing else of the
+// module (its hand-written files are compiled beside generated code in
+// other modules by the generator's tests), and the packages that need it
+// already import this one.
+//
 // Runs of safe bytes are found eight at a time (see skipSafe) and copied
 // with a single append; it allocates only if dst must grow.
-func appendString(dst []byte, s string) []byte {
+func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0 // first byte not yet copied
 	for i := 0; i < len(s); {
@@ -94,7 +103,7 @@ const (
 )
 
 // skipSafe returns the index of the first byte of s at or after i that
-// appendString cannot copy verbatim, or len(s); in the last word (below) it
+// AppendJSONString cannot copy verbatim, or len(s); in the last word (below) it
 // may stop early at a safe byte.
 // It tests eight bytes at a time (see unsafeLanes); the last word of s is
 // read whole even when it overlaps bytes already known safe, so a tail
@@ -116,7 +125,7 @@ func skipSafe(s string, i int) int {
 	}
 	// The lanes below i are dropped: they may hold unsafe bytes before the
 	// caller's safe run, whose borrows can also mark a safe lane at or
-	// after i. Such a lane is returned as if unsafe; appendString's table
+	// after i. Such a lane is returned as if unsafe; AppendJSONString's table
 	// check then finds it safe and goes on from the next byte.
 	last := len(s) - 8
 	shift := uint(i-last) * 8
@@ -134,7 +143,7 @@ func word(s string, i int) uint64 {
 		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
-// unsafeLanes sets the top bit of each lane (byte) of w that appendString
+// unsafeLanes sets the top bit of each lane (byte) of w that AppendJSONString
 // cannot copy verbatim: below 0x20 (subtracting 0x20 borrows), '"' or '\\'
 // (the lane's difference from it is zero, and subtracting one borrows), or
 // 0x80 and above (the top bit itself). A borrow also marks lanes above the

@@ -40,9 +40,9 @@ func TestAppendString(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := appendString([]byte("prefix:"), tt.in)
+			got := AppendJSONString([]byte("prefix:"), tt.in)
 			if string(got) != "prefix:"+tt.want {
-				t.Errorf("appendString(%q) = %s, want %s", tt.in, got[len("prefix:"):], tt.want)
+				t.Errorf("AppendJSONString(%q) = %s, want %s", tt.in, got[len("prefix:"):], tt.want)
 			}
 			var back string
 			if err := json.Unmarshal(got[len("prefix:"):], &back); err != nil {
@@ -60,7 +60,7 @@ func TestAppendStringAllBytes(t *testing.T) {
 	// back to the input (or U+FFFD for bytes that are not UTF-8 on their own).
 	for c := 0; c < 256; c++ {
 		in := string([]byte{byte(c)})
-		out := appendString(nil, in)
+		out := AppendJSONString(nil, in)
 		if bytes.ContainsAny(out, "\r\n") {
 			t.Errorf("byte %#x: output %q contains a raw line break", c, out)
 		}
@@ -81,8 +81,8 @@ func TestAppendStringAllBytes(t *testing.T) {
 func TestAppendStringNoAllocs(t *testing.T) {
 	buf := make([]byte, 0, 256)
 	for _, s := range []string{"hello", "line\nbreak \"quoted\" \x01", "日本 😀 \xff"} {
-		if n := testing.AllocsPerRun(100, func() { buf = appendString(buf[:0], s) }); n != 0 {
-			t.Errorf("appendString(%q) allocates %v times with spare capacity", s, n)
+		if n := testing.AllocsPerRun(100, func() { buf = AppendJSONString(buf[:0], s) }); n != 0 {
+			t.Errorf("AppendJSONString(%q) allocates %v times with spare capacity", s, n)
 		}
 	}
 }
@@ -287,13 +287,13 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := appendString(nil, s)
+		out := AppendJSONString(nil, s)
 		if bytes.ContainsAny(out, "\r\n") {
 			t.Fatalf("raw line break in %q", out)
 		}
 		var back string
 		if err := json.Unmarshal(out, &back); err != nil {
-			t.Fatalf("appendString(%q) = %q: %v", s, out, err)
+			t.Fatalf("AppendJSONString(%q) = %q: %v", s, out, err)
 		}
 		if want := invalidToReplacement(s); back != want {
 			t.Fatalf("round trip of %q = %q, want %q", s, back, want)
@@ -326,7 +326,7 @@ func BenchmarkAppendString(b *testing.B) {
 			b.SetBytes(int64(len(bb.in)))
 			b.ReportAllocs()
 			for b.Loop() {
-				buf = appendString(buf[:0], bb.in)
+				buf = AppendJSONString(buf[:0], bb.in)
 			}
 		})
 	}

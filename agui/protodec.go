@@ -105,7 +105,7 @@ func (t *protoReader) event(dst, b []byte) ([]byte, error) {
 		return dst, protoErr("the envelope carries " + string(ev.typ) + " but the base event declares " + declared)
 	}
 	dst = append(dst, `{"type":`...)
-	dst = appendString(dst, string(ev.typ))
+	dst = AppendJSONString(dst, string(ev.typ))
 	if dst, err = t.fields(dst, bm, protoMsgBase, true); err != nil {
 		return dst, err
 	}
@@ -391,7 +391,7 @@ func (t *protoReader) fields(dst []byte, m []protoEntry, d *protoMsg, comma bool
 			if comma {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, f.name)
+			dst = AppendJSONString(dst, f.name)
 			return append(dst, ':')
 		}
 		var wrote bool
@@ -536,9 +536,9 @@ func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error
 			return dst, false, err
 		}
 		dst = append(dst, '{')
-		dst = appendString(dst, u.disc)
+		dst = AppendJSONString(dst, u.disc)
 		dst = append(dst, ':')
-		dst = appendString(dst, v.disc)
+		dst = AppendJSONString(dst, v.disc)
 		dst, err = t.fields(dst, pm, v.msg, true)
 		t.done(pm)
 		return append(dst, '}'), true, err
@@ -557,7 +557,7 @@ func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error
 		disc = string(s)
 	}
 	dst = append(dst, '{')
-	dst = appendString(dst, u.disc)
+	dst = AppendJSONString(dst, u.disc)
 	dst = append(dst, ':')
 	dst = appendProtoString(dst, []byte(disc))
 	for i := range u.variants {
@@ -636,7 +636,7 @@ func (t *protoReader) foreign(dst []byte, m []protoEntry, u *protoUnion, v *prot
 		}
 		mark := len(dst)
 		dst = append(dst, ',')
-		dst = appendString(dst, f.name)
+		dst = AppendJSONString(dst, f.name)
 		dst = append(dst, ':')
 		var keep bool
 		var err error
@@ -675,7 +675,7 @@ func (t *protoReader) flatten(dst []byte, m []protoEntry, f *protoField, sep fun
 	}
 	dst = sep(dst)
 	dst = append(dst, '{')
-	dst = appendString(dst, f.union.disc)
+	dst = AppendJSONString(dst, f.union.disc)
 	dst = append(dst, ':')
 	dst = appendProtoString(dst, s)
 	var chosen *protoVariant
@@ -943,7 +943,7 @@ func errNilUnion(name string) error {
 // does not change when it is encoded and decoded again.
 func appendProtoString(dst, s []byte) []byte {
 	if utf8.Valid(s) {
-		return appendString(dst, string(s))
+		return AppendJSONString(dst, string(s))
 	}
 	clean := make([]byte, 0, len(s)+8)
 	for i := 0; i < len(s); {
@@ -955,7 +955,7 @@ func appendProtoString(dst, s []byte) []byte {
 		}
 		i += size
 	}
-	return appendString(dst, string(clean))
+	return AppendJSONString(dst, string(clean))
 }
 
 // valueSet reports whether the google.protobuf.Value message b has a kind
