@@ -33,9 +33,19 @@ var safeByte = func() (t [256]bool) {
 // text: only '"', '\\' and the control characters U+0000–U+001F are escaped
 // (\b \f \n \r \t, the others as \u00xx in lower-case hex). Unlike
 // encoding/json it does not escape <, >, & or U+2028/U+2029, which
-// JSON.stringify leaves alone and SSE does not treat as line breaks. Invalid
-// UTF-8 cannot be represented in JSON text, so each invalid byte becomes the
-// escape \ufffd (as encoding/json does).
+// JSON.stringify leaves alone and SSE does not treat as line breaks.
+//
+// A JavaScript string may hold a lone surrogate, which JSON.stringify writes
+// as \udxxx; a Go string cannot: it holds bytes, and the bytes that would
+// encode a surrogate (ED A0 80 for U+D800) are not UTF-8, and this
+// package's decoder reads a lone surrogate escape as U+FFFD. Invalid UTF-8
+// cannot be carried by JSON text, so each byte that is not part of a valid
+// UTF-8 sequence becomes U+FFFD, as the decoder (and encoding/json) read
+// such a byte, written as the character itself, as JSON.stringify writes
+// it. The output is thus always what JSON.stringify makes of the string a
+// peer reads from it, and encoding the decoded string again gives the same
+// bytes. (encoding/json writes the escape \ufffd instead; the value read is
+// the same.)
 //
 // It is the one JSON string escaper of the module: the generated AppendJSON
 // methods call it, and so do package jsonpatch and anyone who writes JSON
@@ -64,7 +74,7 @@ func AppendJSONString(dst []byte, s string) []byte {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
 				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
+				dst = append(dst, "\uFFFD"...)
 				i++
 				start = i
 				continue

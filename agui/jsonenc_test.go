@@ -32,11 +32,12 @@ func TestAppendString(t *testing.T) {
 		{name: "multi-byte raw", in: "é日本", want: `"é日本"`},
 		{name: "emoji raw", in: "hi 😀!", want: `"hi 😀!"`},
 		{name: "valid U+FFFD raw", in: "\uFFFD", want: "\"\uFFFD\""},
-		{name: "invalid byte", in: "a\xffb", want: `"a\ufffdb"`},
-		{name: "truncated sequence at end", in: "a\xc3", want: `"a\ufffd"`},
-		{name: "encoded surrogate is three invalid bytes", in: "\xed\xa0\x80", want: `"\ufffd\ufffd\ufffd"`},
-		{name: "overlong encoding", in: "\xc0\xaf", want: `"\ufffd\ufffd"`},
-		{name: "mixed", in: "\"x\"\n\xff😀\t", want: `"\"x\"\n\ufffd😀\t"`},
+		{name: "invalid byte is a raw U+FFFD", in: "a\xffb", want: "\"a\uFFFDb\""},
+		{name: "truncated sequence at end", in: "a\xc3", want: "\"a\uFFFD\""},
+		{name: "truncated sequence is one U+FFFD a byte", in: "\xf0\x9f\x98!", want: "\"\uFFFD\uFFFD\uFFFD!\""},
+		{name: "encoded surrogate is three invalid bytes", in: "\xed\xa0\x80", want: "\"\uFFFD\uFFFD\uFFFD\""},
+		{name: "overlong encoding", in: "\xc0\xaf", want: "\"\uFFFD\uFFFD\""},
+		{name: "mixed", in: "\"x\"\n\xff😀\t", want: `"\"x\"\n` + "\uFFFD" + `😀\t"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

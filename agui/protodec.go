@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -938,24 +937,10 @@ func errNilUnion(name string) error {
 }
 
 // appendProtoString appends a protobuf string as a JSON string. Bytes that
-// are not UTF-8 become U+FFFD itself, not its escape, as a UTF-8 decoder
-// such as the reference's reads them; so the JSON text of a decoded event
-// does not change when it is encoded and decoded again.
+// are not UTF-8 become U+FFFD, as AppendJSONString writes them, so the JSON
+// text of an event read from protobuf is the JSON text of the same event.
 func appendProtoString(dst, s []byte) []byte {
-	if utf8.Valid(s) {
-		return AppendJSONString(dst, string(s))
-	}
-	clean := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			clean = utf8.AppendRune(clean, utf8.RuneError)
-		} else {
-			clean = append(clean, s[i:i+size]...)
-		}
-		i += size
-	}
-	return AppendJSONString(dst, string(clean))
+	return AppendJSONString(dst, string(s))
 }
 
 // valueSet reports whether the google.protobuf.Value message b has a kind
