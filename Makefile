@@ -12,10 +12,11 @@ BENCHTIME ?= 300ms
 
 # Modules nested in the repository, each with its own go.mod, so that the
 # core module never depends on what they need (a provider SDK, NATS, a peer
-# SDK; the agui command, for its --nats flag). vet, lint and test cover
-# each of them as they cover the root; .ci/run reads this line to download
-# their dependencies, and check-workspace holds go.work to it.
-MODULES  := adapters/openai adapters/anthropic runlog/nats bench cmd/agui
+# SDK; the agui command, for its --nats flag; the generator, for jennifer
+# and a JSON Schema validator). vet, lint and test cover each of them as
+# they cover the root; .ci/run reads this line to download their
+# dependencies, and check-workspace holds go.work to it.
+MODULES  := adapters/openai adapters/anthropic runlog/nats bench cmd/agui gen
 
 # go.work (at the root) joins the modules for people at a shell: it is what
 # lets `go run ./cmd/agui` and `go build -o bin/agui ./cmd/agui` work from
@@ -29,13 +30,15 @@ export GOWORK := off
 
 all: check
 
-# Regenerate every generated file from schema/events.json.
+# Regenerate every generated file from schema/events.json (agui/doc.go's
+# go:generate line runs the generator from its module, gen/).
 generate:
 	$(GO) generate ./...
 
-# Fail when regeneration would change a committed file. The generator is
-# built with -race here, as its tests build it, so that a cold check
-# compiles it and what it imports once.
+# Fail when regeneration would change a committed file (the generator's
+# TestCommittedFilesUpToDate, in the test step, checks the same in memory).
+# The generator is built with -race here, as its tests build it, so that a
+# cold check compiles it and what it imports once.
 check-generated:
 	GOFLAGS=-race $(GO) generate ./...
 	git diff --exit-code -- agui verify

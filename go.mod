@@ -3,8 +3,6 @@ module github.com/agui-go/sdk
 go 1.26.0
 
 require (
-	github.com/dave/jennifer v1.7.1
-	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/tools v0.52.0

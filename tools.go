@@ -5,7 +5,6 @@
 package tools
 
 import (
-	_ "github.com/dave/jennifer/jen"
 	_ "golang.org/x/perf/cmd/benchstat"
 	_ "golang.org/x/tools/go/analysis/singlechecker"
 )
