@@ -52,7 +52,8 @@ func Load(path string) (*Model, error) { return Loader{}.Load(path) }
 // LoadBytes resolves a schema document, without Validate.
 func LoadBytes(name string, data []byte) (*Model, error) { return Loader{}.LoadBytes(name, data) }
 
-// Load reads, validates and resolves the schema at path.
+// Load reads the schema at path, validates it when l.Validate is set, and
+// resolves it.
 func (l Loader) Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -61,8 +62,8 @@ func (l Loader) Load(path string) (*Model, error) {
 	return l.LoadBytes(path, data)
 }
 
-// LoadBytes validates and resolves a schema document. name is used in error
-// positions and in generated headers.
+// LoadBytes validates a schema document when l.Validate is set, and resolves
+// it. name is used in error positions and in generated headers.
 func (l Loader) LoadBytes(name string, data []byte) (*Model, error) {
 	root, err := parseNode(data)
 	if err != nil {
