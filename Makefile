@@ -12,10 +12,11 @@ BENCHTIME ?= 300ms
 
 # Modules nested in the repository, each with its own go.mod, so that the
 # core module never depends on what they need (a provider SDK, NATS, a peer
-# SDK; the agui command, for its --nats flag). vet, lint and test cover
-# each of them as they cover the root; .ci/run reads this line to download
-# their dependencies, and check-workspace holds go.work to it.
-MODULES  := adapters/openai adapters/anthropic runlog/nats bench cmd/agui
+# SDK and benchstat; the agui command, for its --nats flag; the generator,
+# for jennifer and a JSON Schema validator). vet, lint and test cover each
+# of them as they cover the root; .ci/run reads this line to download their
+# dependencies, and check-workspace holds go.work to it.
+MODULES  := adapters/openai adapters/anthropic runlog/nats bench cmd/agui gen
 
 # go.work (at the root) joins the modules for people at a shell: it is what
 # lets `go run ./cmd/agui` and `go build -o bin/agui ./cmd/agui` work from
@@ -29,13 +30,15 @@ export GOWORK := off
 
 all: check
 
-# Regenerate every generated file from schema/events.json.
+# Regenerate every generated file from schema/events.json (agui/doc.go's
+# go:generate line runs the generator from its module, gen/).
 generate:
 	$(GO) generate ./...
 
-# Fail when regeneration would change a committed file. The generator is
-# built with -race here, as its tests build it, so that a cold check
-# compiles it and what it imports once.
+# Fail when regeneration would change a committed file (the generator's
+# TestCommittedFilesUpToDate, in the test step, checks the same in memory).
+# The generator is built with -race here, as its tests build it, so that a
+# cold check compiles it and what it imports once.
 check-generated:
 	GOFLAGS=-race $(GO) generate ./...
 	git diff --exit-code -- agui verify
@@ -86,10 +89,11 @@ check: check-generated check-workspace
 	$(SUITE) vet lint test
 
 # Benchmarks, summarised with benchstat (figures are ratios against the
-# encoding/json baselines measured in the same run).
+# encoding/json baselines measured in the same run). benchstat is a tool of
+# the bench module (the tool line of its go.mod), run from there.
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(COUNT) ./... | tee bench.txt
-	$(GO) run golang.org/x/perf/cmd/benchstat bench.txt
+	$(GO) -C bench tool benchstat bench.txt=$(CURDIR)/bench.txt
 	@echo "raw results: bench.txt (not tracked)"
 
 # agui-go beside its peers (the bench module): COUNT runs of every
@@ -107,7 +111,7 @@ bench-report:
 	    ./bench.test -test.run '^$$' -test.bench . -test.benchmem -test.benchtime $(BENCHTIME) | tee -a bench.txt; \
 	  done && \
 	  echo "load-end: $$(cut -d' ' -f1-3 /proc/loadavg)" >> bench.txt && \
-	  (cd .. && $(GO) run golang.org/x/perf/cmd/benchstat bench/bench.txt) > benchstat.txt && \
+	  $(GO) tool benchstat bench/bench.txt=bench.txt > benchstat.txt && \
 	  $(GO) run ./report -in bench.txt $(foreach f,$(EARLIER),-in $(abspath $(f))) -benchstat benchstat.txt -out ../BENCHMARKS.md \
 	    -cmd "make bench-report COUNT=$(COUNT) BENCHTIME=$(BENCHTIME)$(if $(EARLIER), EARLIER='$(EARLIER)')"
 

@@ -3,16 +3,12 @@ module github.com/agui-go/sdk
 go 1.26.0
 
 require (
-	github.com/dave/jennifer v1.7.1
-	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	go.uber.org/goleak v1.3.0
-	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	golang.org/x/tools v0.52.0
 	google.golang.org/protobuf v1.36.12
 )
 
 require (
-	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 )

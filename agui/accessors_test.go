@@ -5,20 +5,20 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/agui-go/sdk/internal/generator"
+	"github.com/agui-go/sdk/internal/schemamodel"
 )
 
 // TestUnionAccessors checks, for every schema sample that decodes to a union
 // variant, that the accessors every variant shares report what the wire
 // says, so consumers can rely on them instead of a type switch.
 func TestUnionAccessors(t *testing.T) {
-	m, err := generator.Load("../schema/events.json")
+	m, err := schemamodel.Load("../schema/events.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	checked := map[string]int{}
-	for _, def := range generator.Definitions(m) {
-		sample, err := generator.Sample(m, def)
+	for _, def := range schemamodel.Definitions(m) {
+		sample, err := schemamodel.Sample(m, def)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,12 +79,12 @@ func ExampleMessage() {
 // (x-agui-attribution "tag") can be tagged through Attributable, and that the
 // tag set through it is the one the codec writes.
 func TestAttributable(t *testing.T) {
-	m, err := generator.Load("../schema/events.json")
+	m, err := schemamodel.Load("../schema/events.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range m.Events {
-		sample, err := generator.Sample(m, s.Name)
+		sample, err := schemamodel.Sample(m, s.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestAttributable(t *testing.T) {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
 		a, ok := ev.(Attributable)
-		if want := s.Event.Attribution == generator.AttributionTag; ok != want {
+		if want := s.Event.Attribution == schemamodel.AttributionTag; ok != want {
 			t.Errorf("%s: Attributable = %v, want %v", s.Name, ok, want)
 		}
 		if !ok {

@@ -2,8 +2,8 @@
 // sealed [Event] interface, [RunAgentInput] and everything nested in it, and
 // their JSON codec.
 //
-// Almost everything here is generated from schema/events.json by
-// internal/generator (files named *_gen.go). The codec uses no reflection:
+// Almost everything here is generated from schema/events.json by the
+// generator in gen/, a module of its own (files named *_gen.go). The codec uses no reflection:
 // AppendJSON appends an event's compact JSON to a caller's buffer, and the
 // decoders read a document in one pass.
 //
@@ -51,4 +51,6 @@
 // cannot be a json.Unmarshal target; decode the struct that holds it.
 package agui
 
-//go:generate go run ../gen -schema ../schema/events.json -root ..
+// The generator is its own module (gen/), so it runs from there: -C makes its
+// paths relative to gen/.
+//go:generate go -C ../gen run . -schema ../schema/events.json -root ..

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/agui-go/sdk/internal/generator"
+	"github.com/agui-go/sdk/internal/schemamodel"
 )
 
 // stdMarshal encodes v with encoding/json without HTML escaping, which the
@@ -35,14 +35,14 @@ func htmlEscaped(b []byte) []byte {
 // value, or non-addressable inside a map, writes what the codec writes, and
 // that json.Unmarshal reads it back to the same document.
 func TestEncodingJSON(t *testing.T) {
-	m, err := generator.Load("../schema/events.json")
+	m, err := schemamodel.Load("../schema/events.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	types := map[string]bool{}
-	for _, def := range generator.Definitions(m) {
+	for _, def := range schemamodel.Definitions(m) {
 		t.Run(def, func(t *testing.T) {
-			sample, err := generator.Sample(m, def)
+			sample, err := schemamodel.Sample(m, def)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestEncodingJSON(t *testing.T) {
 	}
 }
 
-func isOpen(m *generator.Model, def string) bool {
+func isOpen(m *schemamodel.Model, def string) bool {
 	for _, s := range m.Structs {
 		if s.Name == def {
 			return s.Open
@@ -126,7 +126,7 @@ func isOpen(m *generator.Model, def string) bool {
 // TestEncodingJSONEnums checks every generated enum through encoding/json:
 // defined values as JSON strings both ways, undefined ones refused both ways.
 func TestEncodingJSONEnums(t *testing.T) {
-	m, err := generator.Load("../schema/events.json")
+	m, err := schemamodel.Load("../schema/events.json")
 	if err != nil {
 		t.Fatal(err)
 	}

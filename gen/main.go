@@ -1,8 +1,11 @@
 // Command gen regenerates the Go code derived from schema/events.json.
 //
-// It is what `go generate ./...` runs (see agui/doc.go):
+// It is a module of its own, so that the core module does not require what
+// only the generator needs (jennifer, a JSON Schema validator). `go
+// generate ./...` at the repository root runs it (see agui/doc.go); by hand,
+// from the root:
 //
-//	go run ./gen -schema schema/events.json -root .
+//	go -C gen run . -schema ../schema/events.json -root ..
 package main
 
 import (
@@ -12,7 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/agui-go/sdk/internal/generator"
+	"github.com/agui-go/sdk/gen/internal/generator"
 )
 
 func main() {

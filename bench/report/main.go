@@ -606,7 +606,7 @@ and every figure is written as the range of the runs' figures. To look at
 one benchmark:
 
     cd bench && go test -run '^$' -bench 'ClientRead' -benchmem -count 6 . | tee new.txt
-    go run golang.org/x/perf/cmd/benchstat new.txt     # from the repository root
+    go tool benchstat new.txt                          # benchstat is the bench module's tool
 
 ## Reading the noise
 

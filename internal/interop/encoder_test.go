@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/internal/generator"
+	"github.com/agui-go/sdk/internal/schemamodel"
 	"github.com/agui-go/sdk/internal/spectest"
 )
 
@@ -63,7 +63,7 @@ func TestEncoderParity(t *testing.T) {
 	}
 	m := schemaModel(t)
 	for _, s := range m.Events {
-		sample, err := generator.Sample(m, s.Name)
+		sample, err := schemamodel.Sample(m, s.Name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server/demo"
 	"github.com/agui-go/sdk/agui/sse"
-	"github.com/agui-go/sdk/internal/generator"
+	"github.com/agui-go/sdk/internal/schemamodel"
 	"github.com/agui-go/sdk/internal/spectest"
 )
 
@@ -74,7 +74,7 @@ func protoEvents(t *testing.T) (names []string, docs [][]byte) {
 	}
 	m := schemaModel(t)
 	for _, s := range m.Events {
-		sample, err := generator.Sample(m, s.Name)
+		sample, err := schemamodel.Sample(m, s.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,12 +274,12 @@ func sameEvent(t *testing.T, want, got []byte, dropped bool) bool {
 
 // loadSchema loads the repository's schema once for the whole package; the
 // model is only read.
-var loadSchema = sync.OnceValues(func() (*generator.Model, error) {
-	return generator.Load("../../schema/events.json")
+var loadSchema = sync.OnceValues(func() (*schemamodel.Model, error) {
+	return schemamodel.Load("../../schema/events.json")
 })
 
 // schemaModel returns the repository's schema, loaded once.
-func schemaModel(t *testing.T) *generator.Model {
+func schemaModel(t *testing.T) *schemamodel.Model {
 	t.Helper()
 	m, err := loadSchema()
 	if err != nil {
@@ -299,7 +299,7 @@ var optionalLists = func() map[string]bool {
 	out := map[string]bool{}
 	for _, s := range m.Structs {
 		for _, f := range s.Fields {
-			if f.Type.Kind == generator.KindArray && !f.Required {
+			if f.Type.Kind == schemamodel.KindArray && !f.Required {
 				out[f.JSON] = true
 			}
 		}

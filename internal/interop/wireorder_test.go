@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agui-go/sdk/internal/generator"
+	"github.com/agui-go/sdk/internal/schemamodel"
 )
 
 // TestWireOrderMatchesReference compares, for every definition of our schema
@@ -38,7 +38,7 @@ func TestWireOrderMatchesReference(t *testing.T) {
 			continue
 		}
 		compared++
-		if got := generator.WireOrder(s); !slices.Equal(got, want) {
+		if got := schemamodel.WireOrder(s); !slices.Equal(got, want) {
 			t.Errorf("%s: we write %v, the reference %v", s.Name, got, want)
 		}
 	}

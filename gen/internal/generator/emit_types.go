@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	. "github.com/dave/jennifer/jen"
+
+	"github.com/agui-go/sdk/internal/schemamodel"
 )
 
 const jsonPkg = "encoding/json"
@@ -412,7 +414,7 @@ type accessor struct {
 // one) and, when every variant requires a string "id", that id. The id method
 // carries the union's name because Go forbids a method named like a field.
 func (e *emitter) accessors(u *UnionDef) []accessor {
-	disc := goFieldName(u.Disc)
+	disc := schemamodel.GoName(u.Disc)
 	var typ Code = String()
 	en := e.discEnum(u)
 	if en != nil {
@@ -500,7 +502,7 @@ func allRequireID(u *UnionDef) bool {
 // type satisfies through the promoted accessor, so code can reach the
 // members of any of them without a type switch.
 func (e *emitter) emitMixin(f *File, gm *StructDef) {
-	iface := goTypeName(gm.Name)
+	iface := schemamodel.GoName(gm.Name)
 	var users []string
 	for _, s := range e.m.Structs {
 		if slices.Contains(s.GoMixins, gm) {

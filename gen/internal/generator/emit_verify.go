@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	. "github.com/dave/jennifer/jen"
+
+	"github.com/agui-go/sdk/internal/schemamodel"
 )
 
 // emitVerifyTables writes the verifier's tables: its rules, the entity kinds
@@ -91,7 +93,7 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 	f.Comment("action is what an event does to its entity.")
 	f.Type().Id("action").Uint8()
 	f.Const().DefsFunc(func(g *Group) {
-		for i, a := range lifecycleActions {
+		for i, a := range schemamodel.Actions() {
 			if i == 0 {
 				g.Id(actionName(a)).Id("action").Op("=").Iota()
 			} else {
@@ -144,7 +146,7 @@ func (e *emitter) emitVerifyTables(f *File, aguiPath string) {
 				}
 				sw.Case(Op("*").Qual(aguiPath, s.GoName)).Block(
 					List(Id("f").Dot("action"), Id("f").Dot("entity"), Id("f").Dot("id"), Id("tag")).Op("=").List(
-						Id(actionName(ev.Action)), Id("entity"+goFieldName(ev.Entity)), Id("e").Dot(ev.IDField.GoName), Id("e").Dot(ev.TagField.GoName)),
+						Id(actionName(ev.Action)), Id("entity"+schemamodel.GoName(ev.Entity)), Id("e").Dot(ev.IDField.GoName), Id("e").Dot(ev.TagField.GoName)),
 				)
 			}
 			sw.Default().Block(Return(False()))
@@ -179,7 +181,7 @@ func (e *emitter) factsSwitch(events []*StructDef, aguiPath string) Code {
 			sw.Case(Op("*").Qual(aguiPath, s.GoName)).BlockFunc(func(c *Group) {
 				vals := Dict{Id("action"): Id(actionName(ev.Action))}
 				if ev.Entity != "" {
-					vals[Id("entity")] = Id("entity" + goFieldName(ev.Entity))
+					vals[Id("entity")] = Id("entity" + schemamodel.GoName(ev.Entity))
 				}
 				if f := ev.IDField; f != nil {
 					if f.Required {
@@ -212,5 +214,5 @@ func (e *emitter) emitDeref(f *File) {
 }
 
 func actionName(a Action) string {
-	return "action" + strings.ReplaceAll(goEnumName(string(a)), " ", "")
+	return "action" + strings.ReplaceAll(schemamodel.EnumName(string(a)), " ", "")
 }

@@ -1,8 +1,13 @@
-package generator
-
-// The model is the schema resolved for Go: every node already carries the Go
-// name it will have, so emitters never look at raw JSON. Slices keep schema
-// order; emitting in that order makes output deterministic.
+// Package schemamodel is schema/events.json resolved for Go: every node
+// already carries the Go name it will have, so the generator's emitters
+// (gen/internal/generator, a module of its own) never look at raw JSON, and
+// the core's tests read the same model to build their samples. Slices keep
+// schema order; emitting in that order makes output deterministic.
+//
+// It lives in the core module, without dependencies, so that those tests do
+// not need the generator's (the generator validates the document against
+// the JSON Schema meta-schema through Loader.Validate).
+package schemamodel
 
 // Model is a resolved schema.
 type Model struct {
@@ -109,6 +114,12 @@ const (
 	ActionSeed     Action = "seed"
 	ActionNone     Action = "none"
 )
+
+// Actions returns every lifecycle action, in the order the verifier's tables
+// number them.
+func Actions() []Action {
+	return []Action{ActionOpen, ActionContinue, ActionClose, ActionFail, ActionChunk, ActionAnswer, ActionUpsert, ActionMutate, ActionAnnotate, ActionSeed, ActionNone}
+}
 
 // Attribution is how an event names the subagent it belongs to
 // (x-agui-attribution).

@@ -1,4 +1,4 @@
-package generator
+package schemamodel
 
 import (
 	"strings"
@@ -21,7 +21,9 @@ func splitCamel(s string) []string {
 	return append(words, s[start:])
 }
 
-func goFieldName(json string) string {
+// GoName turns a member or definition name ("toolCallIds", "RunAgentInput")
+// into its Go name ("ToolCallIDs", "RunAgentInput").
+func GoName(json string) string {
 	words := splitCamel(json)
 	for i, w := range words {
 		w = strings.ToUpper(w[:1]) + w[1:]
@@ -33,11 +35,9 @@ func goFieldName(json string) string {
 	return strings.Join(words, "")
 }
 
-func goTypeName(def string) string { return goFieldName(def) }
-
-// goEnumName turns a wire value ("tool-call", "assistant", "TEXT_MESSAGE_START")
+// EnumName turns a wire value ("tool-call", "assistant", "TEXT_MESSAGE_START")
 // into the suffix of its constant ("ToolCall", "Assistant", "TextMessageStart").
-func goEnumName(wire string) string {
+func EnumName(wire string) string {
 	parts := strings.FieldsFunc(wire, func(r rune) bool { return r == '-' || r == '_' || r == ' ' })
 	for i, p := range parts {
 		p = strings.ToLower(p)

@@ -32,7 +32,8 @@ func TestProtocolBumpBreaksConsumers(t *testing.T) {
 	}
 	t.Parallel()
 	tool := filepath.Join(t.TempDir(), "agui-exhaustive")
-	build := exec.Command("go", "build", "-o", tool, "../../cmd/agui-exhaustive")
+	build := exec.Command("go", "build", "-o", tool, "./cmd/agui-exhaustive")
+	build.Dir = repoRoot // the analyzer is the core module's
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the analyzer: %v\n%s", err, out)
 	}

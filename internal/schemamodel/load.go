@@ -1,16 +1,14 @@
-package generator
+package schemamodel
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // SchemaError points at the place in the schema that the generator cannot use.
@@ -26,18 +24,47 @@ func (e *SchemaError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Pointer, e.Msg)
 }
 
-// Load reads, validates and resolves the schema at path.
-func Load(path string) (*Model, error) {
+// A Loader reads and resolves schema documents.
+type Loader struct {
+	// Validate, when set, checks the document against the JSON Schema
+	// meta-schema (a validator is a dependency the core module does without:
+	// the generator sets it). It runs once every $ref is known to name a
+	// definition, before the model is resolved, and is given the document's
+	// $id ("" when it has none) and the JSON Pointer of each definition
+	// ("/$defs/RunAgentInput"). An error about one of them (a
+	// *DefinitionError) is reported at its position.
+	Validate func(data []byte, id string, defs []string) error
+}
+
+// DefinitionError is an error of Loader.Validate about one definition.
+type DefinitionError struct {
+	Pointer string // the definition's JSON Pointer, as Validate was given it
+	Err     error
+}
+
+func (e *DefinitionError) Error() string { return e.Pointer + ": " + e.Err.Error() }
+
+func (e *DefinitionError) Unwrap() error { return e.Err }
+
+// Load reads and resolves the schema at path, without Validate.
+func Load(path string) (*Model, error) { return Loader{}.Load(path) }
+
+// LoadBytes resolves a schema document, without Validate.
+func LoadBytes(name string, data []byte) (*Model, error) { return Loader{}.LoadBytes(name, data) }
+
+// Load reads the schema at path, validates it when l.Validate is set, and
+// resolves it.
+func (l Loader) Load(path string) (*Model, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return LoadBytes(path, data)
+	return l.LoadBytes(path, data)
 }
 
-// LoadBytes validates and resolves a schema document. name is used in error
-// positions and in generated headers.
-func LoadBytes(name string, data []byte) (*Model, error) {
+// LoadBytes validates a schema document when l.Validate is set, and resolves
+// it. name is used in error positions and in generated headers.
+func (l Loader) LoadBytes(name string, data []byte) (*Model, error) {
 	root, err := parseNode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -45,8 +72,10 @@ func LoadBytes(name string, data []byte) (*Model, error) {
 	if err := checkRefs(name, data, root); err != nil {
 		return nil, err
 	}
-	if err := validateSchema(name, data, root); err != nil {
-		return nil, err
+	if l.Validate != nil {
+		if err := validate(l.Validate, name, data, root); err != nil {
+			return nil, err
+		}
 	}
 	sum := sha256.Sum256(data)
 	r := &resolver{
@@ -61,31 +90,35 @@ func LoadBytes(name string, data []byte) (*Model, error) {
 	return r.model, nil
 }
 
-// validateSchema compiles the document with a 2020-12 validator: that checks
-// it against the meta-schema and proves every $ref resolves. The generator's
-// own checks (supported keywords, annotations) come after.
-func validateSchema(name string, data []byte, root *node) error {
-	id := "urn:agui-go:schema"
+// validate runs fn over the document and positions what it reports about a
+// definition.
+func validate(fn func(data []byte, id string, defs []string) error, name string, data []byte, root *node) error {
+	var id string
 	if n := root.get("$id"); n != nil && n.kind == '"' {
 		id = n.str
 	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	if err := c.AddResource(id, bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	var defs []*node
+	if n := root.get("$defs"); n != nil {
+		defs = n.vals
 	}
-	if _, err := c.Compile(id); err != nil {
-		return fmt.Errorf("%s: invalid JSON Schema: %w", name, err)
+	ptrs := make([]string, len(defs))
+	for i, d := range defs {
+		ptrs[i] = d.ptr
 	}
-	if defs := root.get("$defs"); defs != nil {
-		for i, k := range defs.keys {
-			if _, err := c.Compile(id + "#/$defs/" + escapePointer(k)); err != nil {
-				line, col := position(data, defs.vals[i].offset)
-				return &SchemaError{File: name, Line: line, Col: col, Pointer: defs.vals[i].ptr, Msg: err.Error()}
+	err := fn(data, id, ptrs)
+	if err == nil {
+		return nil
+	}
+	var de *DefinitionError
+	if errors.As(err, &de) {
+		for _, d := range defs {
+			if d.ptr == de.Pointer {
+				line, col := position(data, d.offset)
+				return &SchemaError{File: name, Line: line, Col: col, Pointer: d.ptr, Msg: de.Err.Error()}
 			}
 		}
 	}
-	return nil
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // checkRefs proves every $ref names a definition, and says where one does
@@ -243,13 +276,13 @@ func (r *resolver) declare(name string, d *node) error {
 		if disc == nil || disc.kind != '"' {
 			return r.errAt(d, "a union needs x-agui-discriminator naming its discriminating property")
 		}
-		u := &UnionDef{Name: name, GoName: goTypeName(name), Doc: doc, Disc: disc.str}
+		u := &UnionDef{Name: name, GoName: GoName(name), Doc: doc, Disc: disc.str}
 		r.unions[name] = u
 		r.model.Unions = append(r.model.Unions, u)
 	case typ == "string" && d.get("enum") != nil:
-		e := &Enum{Name: name, GoName: goTypeName(name), Doc: doc, Defined: true}
+		e := &Enum{Name: name, GoName: GoName(name), Doc: doc, Defined: true}
 		for _, v := range d.get("enum").vals {
-			e.Values = append(e.Values, EnumValue{Wire: v.str, GoName: e.GoName + goEnumName(v.str)})
+			e.Values = append(e.Values, EnumValue{Wire: v.str, GoName: e.GoName + EnumName(v.str)})
 		}
 		r.enums[name] = e
 		r.model.Enums = append(r.model.Enums, e)
@@ -257,7 +290,7 @@ func (r *resolver) declare(name string, d *node) error {
 			r.model.EventType = e
 		}
 	case typ == "array":
-		a := &NamedArray{Name: name, GoName: goTypeName(name), Doc: doc}
+		a := &NamedArray{Name: name, GoName: GoName(name), Doc: doc}
 		r.arrays[name] = a
 		r.model.Arrays = append(r.model.Arrays, a)
 	case typ == "object" && isOpenMap(d):
@@ -284,12 +317,12 @@ func (r *resolver) declare(name string, d *node) error {
 			}
 			return nil
 		}
-		s := &StructDef{Name: name, GoName: goTypeName(name), Doc: doc}
+		s := &StructDef{Name: name, GoName: GoName(name), Doc: doc}
 		if uv := d.get("unevaluatedProperties"); uv == nil || uv.kind != 'b' || uv.b {
 			s.Open = true
 		}
 		if d.get("x-agui-lifecycle") != nil {
-			s.GoName = goTypeName(strings.TrimSuffix(name, "Event"))
+			s.GoName = GoName(strings.TrimSuffix(name, "Event"))
 			s.Event = &EventInfo{}
 		}
 		r.structs[name] = s
@@ -547,7 +580,7 @@ func (r *resolver) field(name string, p *node) (*Field, error) {
 	if err := r.checkKeywords(p, propKeywords); err != nil {
 		return nil, err
 	}
-	f := &Field{JSON: name, GoName: goFieldName(name), Ptr: p.ptr}
+	f := &Field{JSON: name, GoName: GoName(name), Ptr: p.ptr}
 	if x := p.get("description"); x != nil {
 		f.Doc = x.str
 	}
@@ -585,7 +618,7 @@ func (r *resolver) field(name string, p *node) (*Field, error) {
 		}
 		en := &Enum{Name: goName, GoName: goName, Doc: f.Doc, Defined: true}
 		for _, v := range e.vals {
-			en.Values = append(en.Values, EnumValue{Wire: v.str, GoName: goName + goEnumName(v.str)})
+			en.Values = append(en.Values, EnumValue{Wire: v.str, GoName: goName + EnumName(v.str)})
 		}
 		r.model.Enums = append(r.model.Enums, en)
 		f.Type = &TypeRef{Kind: KindEnum, Enum: en}
@@ -722,8 +755,6 @@ func (r *resolver) typeOf(p, at *node) (*TypeRef, error) {
 	return nil, r.errAt(p, "unsupported type %q", typ)
 }
 
-var lifecycleActions = []Action{ActionOpen, ActionContinue, ActionClose, ActionFail, ActionChunk, ActionAnswer, ActionUpsert, ActionMutate, ActionAnnotate, ActionSeed, ActionNone}
-
 func (r *resolver) eventInfo(d *node, s *StructDef) error {
 	ev := s.Event
 	if s.Disc == nil || s.Disc.JSON != "type" {
@@ -738,8 +769,8 @@ func (r *resolver) eventInfo(d *node, s *StructDef) error {
 		v := life.vals[i]
 		switch k {
 		case "action":
-			if !slices.Contains(lifecycleActions, Action(v.str)) {
-				return r.errAt(v, "unknown lifecycle action %q (one of %v)", v.str, lifecycleActions)
+			if !slices.Contains(Actions(), Action(v.str)) {
+				return r.errAt(v, "unknown lifecycle action %q (one of %v)", v.str, Actions())
 			}
 			ev.Action = Action(v.str)
 		case "entity":
@@ -865,7 +896,7 @@ func (r *resolver) readRootAnnotations() error {
 			if err != nil {
 				return err
 			}
-			r.model.Entities = append(r.model.Entities, Entity{Kind: v[0], GoName: goFieldName(v[0]), Noun: v[1], Plural: v[2]})
+			r.model.Entities = append(r.model.Entities, Entity{Kind: v[0], GoName: GoName(v[0]), Noun: v[1], Plural: v[2]})
 		}
 	}
 	if rules := r.root.get("x-agui-rules"); rules != nil {
@@ -874,7 +905,7 @@ func (r *resolver) readRootAnnotations() error {
 			if err != nil {
 				return err
 			}
-			r.model.Rules = append(r.model.Rules, Rule{ID: v[0], GoName: goFieldName(v[1]), Description: v[2], OccursWhen: v[3]})
+			r.model.Rules = append(r.model.Rules, Rule{ID: v[0], GoName: GoName(v[1]), Description: v[2], OccursWhen: v[3]})
 		}
 	}
 	if codes := r.root.get("x-agui-error-codes"); codes != nil {
@@ -883,7 +914,7 @@ func (r *resolver) readRootAnnotations() error {
 			if err != nil {
 				return err
 			}
-			r.model.ErrorCodes = append(r.model.ErrorCodes, ErrorCode{Code: v[0], GoName: goFieldName(v[1]), Description: v[2]})
+			r.model.ErrorCodes = append(r.model.ErrorCodes, ErrorCode{Code: v[0], GoName: GoName(v[1]), Description: v[2]})
 		}
 	}
 	return nil

@@ -39,7 +39,7 @@ func layOutModule(dir, module string, files map[string][]byte) error {
 	if err := write("go.mod", []byte("module "+module+"\n\ngo 1.26\n\nrequire "+req+"\n")); err != nil {
 		return err
 	}
-	sum, err := os.ReadFile("../../go.sum")
+	sum, err := os.ReadFile(filepath.Join(repoRoot, "go.sum"))
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func layOutModule(dir, module string, files map[string][]byte) error {
 			return err
 		}
 	}
-	hand, err := filepath.Glob("../../agui/*.go")
+	hand, err := filepath.Glob(filepath.Join(repoRoot, "agui", "*.go"))
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func layOutModule(dir, module string, files map[string][]byte) error {
 // protobufRequire returns the repository's requirement of
 // google.golang.org/protobuf, "path version".
 func protobufRequire() (string, error) {
-	mod, err := os.ReadFile("../../go.mod")
+	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
 	if err != nil {
 		return "", err
 	}
