@@ -61,11 +61,9 @@ type emitter struct {
 	// so a run that streams none (an idle one above all) does not carry it.
 	reused *reusedEvents
 
-	// history points at the conversation the run starts from (the
-	// input's), until the verifier has been seeded with it (see
-	// seedHistory). A pointer, not the slice, keeps the emitter in the
-	// 512-byte size class.
-	history *[]agui.Message
+	// history is the conversation the run starts from (the input's), until
+	// the verifier has been seeded with it (see seedHistory).
+	history []agui.Message
 }
 
 // reusedEvents are the events the streaming hot paths build in place.
@@ -92,7 +90,7 @@ func (e *emitter) reuse() *reusedEvents {
 // history beyond the input itself. Called with mu held.
 func (e *emitter) seedHistory() {
 	if e.history != nil {
-		e.verifier.Seed(*e.history)
+		e.verifier.Seed(e.history)
 		e.history = nil
 	}
 }
