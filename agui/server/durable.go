@@ -32,14 +32,6 @@ const (
 	cancelledByRoute      = "cancelled by request" // the reason when none is given
 )
 
-// ErrCancelRequested is the cancellation cause of a run stopped through its
-// cancel route (POST {path}/runs/{runId}/cancel), on whichever replica.
-var ErrCancelRequested = errors.New("agui/server: the run was cancelled by request")
-
-// ErrDetachExpired is the cancellation cause of a detached run nobody
-// reattached to within the grace period ([WithDetach]).
-var ErrDetachExpired = errors.New("agui/server: no client reattached to the run within its grace period")
-
 // Authorize decides whether r may read or cancel run runID of thread
 // threadID. A nil error allows it; any other error denies it with 403, its
 // message as the reason. The run id alone is no secret worth trusting:

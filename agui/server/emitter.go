@@ -144,7 +144,7 @@ func (e *emitter) check(ev agui.Event, sc *scope) error {
 		if err := e.verifier.Observe(ev); err != nil {
 			return violationError(err)
 		}
-		return ProtocolError(ErrRunEnded)
+		return protocolError(ErrRunEnded)
 	}
 	if cause := e.cancelCause(); cause != nil {
 		return cancelledError(cause)
@@ -159,10 +159,10 @@ func (e *emitter) check(ev agui.Event, sc *scope) error {
 // through a handle of subagent scope sc (nil for the run's own).
 func (e *emitter) emit(ev agui.Event, sc *scope) error {
 	if ev == nil {
-		return ProtocolError(errNilEvent)
+		return protocolError(errNilEvent)
 	}
 	if t := ev.Type(); t == agui.EventTypeRunStarted || t == agui.EventTypeRunFinished || t == agui.EventTypeRunError {
-		return ProtocolError(errDriverOwned)
+		return protocolError(errDriverOwned)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -191,7 +191,7 @@ func (e *emitter) send(ev agui.Event, verified bool) error {
 	}
 	if err != nil {
 		e.out = e.out[:start]
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	if n := len(out) - start - len(e.prefix); e.maxEvent > 0 && n > e.maxEvent {
 		e.out = out[:start]

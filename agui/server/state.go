@@ -24,11 +24,11 @@ func (rc *RunContext[S]) initState(pre *S) error {
 	if pre != nil {
 		rc.state = *pre
 	} else if err := json.Unmarshal(raw, &rc.state); err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	tree, err := decodeTree(raw)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	rc.client, rc.known = tree, true
 	return nil
@@ -65,7 +65,7 @@ func (rc *RunContext[S]) PublishStateSnapshot() error {
 	defer rc.stateMu.Unlock()
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	return rc.snapshot(raw, tree)
 }
@@ -96,7 +96,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	defer rc.stateMu.Unlock()
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	base := rc.client
 	if !rc.known {
@@ -107,7 +107,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	}
 	patch, err := jsonpatch.DiffValues(base, tree)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	if len(patch) == 0 {
 		return nil

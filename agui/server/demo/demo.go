@@ -19,6 +19,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -83,7 +84,7 @@ func (a *agent) Run(ctx context.Context, rc *server.RunContext[State]) (server.O
 		if err := rc.Say("Calling the flaky service…"); err != nil {
 			return server.Outcome{}, err
 		}
-		return server.Outcome{}, server.AgentErrorf("the demo was asked to fail")
+		return server.Outcome{}, server.AgentError(errors.New("the demo was asked to fail"))
 	case strings.Contains(text, "slow"):
 		return a.slow(ctx, rc)
 	}
