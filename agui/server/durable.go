@@ -17,19 +17,10 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
-// Codes of the JSON error bodies of durable runs ([WithDurableRuns]).
 const (
-	HTTPCodeRunNotFound   = "RUN_NOT_FOUND"        // 404: the log never had this run
-	HTTPCodeRunExpired    = "RUN_EXPIRED"          // 410: the run, or the part asked for, is gone
-	HTTPCodeForbidden     = "FORBIDDEN"            // 403: the authorization hook said no
-	HTTPCodeInvalidCursor = "INVALID_CURSOR"       // 400: Last-Event-ID or ?after= is not a sequence of this run
-	HTTPCodeRunEnded      = "RUN_ENDED"            // 409: cancel of a run that already ended
-	HTTPCodeRunExists     = "RUN_EXISTS"           // 409: a POST reusing a run id the log knows
-	HTTPCodeThreadBusy    = "THREAD_BUSY"          // 409: one live run per thread, and there is one
-	HTTPCodeRunLogFailed  = "RUN_LOG_FAILED"       // 503: the run log did not answer
-	headerLastEventID     = "Last-Event-ID"        // the SSE reconnection header
-	runsSegment           = "/runs/"               // {agent path}/runs/{runId}/{events|cancel}
-	cancelledByRoute      = "cancelled by request" // the reason when none is given
+	headerLastEventID = "Last-Event-ID"        // the SSE reconnection header
+	runsSegment       = "/runs/"               // {agent path}/runs/{runId}/{events|cancel}
+	cancelledByRoute  = "cancelled by request" // the reason when none is given
 )
 
 // Authorize decides whether r may read or cancel run runID of thread
@@ -178,7 +169,7 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 	}
 	if r.Method != method {
 		w.Header().Set("Allow", method)
-		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+method)
+		reject(w, agui.HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+method)
 		return
 	}
 	info, err := d.log.Info(r.Context(), runID)
@@ -187,11 +178,11 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 		return
 	}
 	if d.auth == nil {
-		reject(w, http.StatusForbidden, HTTPCodeForbidden, "durable run routes need an authorization hook; none is configured")
+		reject(w, agui.HTTPCodeForbidden, "durable run routes need an authorization hook; none is configured")
 		return
 	}
 	if err := d.auth(r, info.ThreadID, runID); err != nil {
-		reject(w, http.StatusForbidden, HTTPCodeForbidden, err.Error())
+		reject(w, agui.HTTPCodeForbidden, err.Error())
 		return
 	}
 	if action == "cancel" {
@@ -200,22 +191,22 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
-		reject(w, http.StatusNotAcceptable, HTTPCodeNotAcceptable,
+		reject(w, agui.HTTPCodeNotAcceptable,
 			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
 		return
 	}
 	after, err := cursor(r)
 	if err != nil {
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidCursor, err.Error())
+		reject(w, agui.HTTPCodeInvalidCursor, err.Error())
 		return
 	}
 	switch {
 	case after > info.Last:
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidCursor,
+		reject(w, agui.HTTPCodeInvalidCursor,
 			fmt.Sprintf("cursor %d is beyond the last event the run has sent (%d)", after, info.Last))
 		return
 	case after+1 < info.First:
-		reject(w, http.StatusGone, HTTPCodeRunExpired,
+		reject(w, agui.HTTPCodeRunExpired,
 			fmt.Sprintf("events after %d are no longer kept; the oldest kept is %d", after, info.First))
 		return
 	}
@@ -233,7 +224,7 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 // rejectOverloaded is the 503 of a handler at its WithMaxConcurrentRuns cap.
 func rejectOverloaded(w http.ResponseWriter, n int64) {
 	w.Header().Set("Retry-After", "1")
-	reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
+	reject(w, agui.HTTPCodeOverloaded,
 		fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
 }
 
@@ -267,18 +258,18 @@ func (d *durableConfig) serveCancel(w http.ResponseWriter, r *http.Request, runI
 func rejectLog(w http.ResponseWriter, runID string, err error) {
 	switch {
 	case errors.Is(err, runlog.ErrNotFound):
-		reject(w, http.StatusNotFound, HTTPCodeRunNotFound, "no run "+strconv.Quote(runID))
+		reject(w, agui.HTTPCodeRunNotFound, "no run "+strconv.Quote(runID))
 	case errors.Is(err, runlog.ErrExpired):
-		reject(w, http.StatusGone, HTTPCodeRunExpired, "run "+strconv.Quote(runID)+" has expired")
+		reject(w, agui.HTTPCodeRunExpired, "run "+strconv.Quote(runID)+" has expired")
 	case errors.Is(err, runlog.ErrEnded):
-		reject(w, http.StatusConflict, HTTPCodeRunEnded, "run "+strconv.Quote(runID)+" has already ended")
+		reject(w, agui.HTTPCodeRunEnded, "run "+strconv.Quote(runID)+" has already ended")
 	case errors.Is(err, runlog.ErrExists):
-		reject(w, http.StatusConflict, HTTPCodeRunExists, "run "+strconv.Quote(runID)+" already exists; a run id is never reused")
+		reject(w, agui.HTTPCodeRunExists, "run "+strconv.Quote(runID)+" already exists; a run id is never reused")
 	default:
 		// The log is unreachable or failing: nothing about the run is
 		// known, so the client may try the same request again shortly.
 		w.Header().Set("Retry-After", "1")
-		reject(w, http.StatusServiceUnavailable, HTTPCodeRunLogFailed, "the run log failed: "+err.Error())
+		reject(w, agui.HTTPCodeRunLogFailed, "the run log failed: "+err.Error())
 	}
 }
 
@@ -391,7 +382,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	if input.RunID == "" {
 		// The log keys a run, its readers and its cancel by its id: a run
 		// without one could be neither reattached nor cancelled.
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput,
+		reject(w, agui.HTTPCodeInvalidInput,
 			"invalid RunAgentInput: a durable run needs a non-empty runId (reattaching and cancelling address the run by it)")
 		return
 	}
@@ -399,7 +390,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	if d.onePerThread {
 		if other, busy := d.threads[input.ThreadID]; busy {
 			d.mu.Unlock()
-			reject(w, http.StatusConflict, HTTPCodeThreadBusy,
+			reject(w, agui.HTTPCodeThreadBusy,
 				"thread "+strconv.Quote(input.ThreadID)+" has a live run: "+other)
 			return
 		}

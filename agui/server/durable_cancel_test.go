@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
@@ -66,7 +67,7 @@ func TestDurableCancel(t *testing.T) {
 				t.Fatalf("last event %s, want %s", last, tc.want)
 			}
 			code, _ := errorBody(t, postCancel(t, srv.URL, "r1"), http.StatusConflict)
-			if code != server.HTTPCodeRunEnded {
+			if code != agui.HTTPCodeRunEnded {
 				t.Fatalf("code %s", code)
 			}
 		})

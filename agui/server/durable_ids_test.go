@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
@@ -50,8 +51,8 @@ func TestDurableEmptyRunIDIsRefused(t *testing.T) {
 	})
 	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
 	code, msg := errorBody(t, postRun(t, srv.URL, "t", ""), http.StatusBadRequest)
-	if code != server.HTTPCodeInvalidInput || !strings.Contains(msg, "runId") {
-		t.Fatalf("code %q message %q, want %s naming the runId", code, msg, server.HTTPCodeInvalidInput)
+	if code != agui.HTTPCodeInvalidInput || !strings.Contains(msg, "runId") {
+		t.Fatalf("code %q message %q, want %s naming the runId", code, msg, agui.HTTPCodeInvalidInput)
 	}
 	select {
 	case <-started:

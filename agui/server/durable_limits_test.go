@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
@@ -93,8 +94,8 @@ func overloaded(t *testing.T, what string, resp *http.Response) {
 	if ra := resp.Header.Get("Retry-After"); ra != "1" {
 		t.Errorf("%s: Retry-After %q, want 1", what, ra)
 	}
-	if code, _ := errorBody(t, resp, http.StatusServiceUnavailable); code != server.HTTPCodeOverloaded {
-		t.Fatalf("%s: code %s, want %s", what, code, server.HTTPCodeOverloaded)
+	if code, _ := errorBody(t, resp, http.StatusServiceUnavailable); code != agui.HTTPCodeOverloaded {
+		t.Fatalf("%s: code %s, want %s", what, code, agui.HTTPCodeOverloaded)
 	}
 }
 

@@ -124,11 +124,14 @@ func postCancel(t *testing.T, url, run string) *http.Response {
 }
 
 // errorBody checks a JSON error answer and returns its code and message.
-func errorBody(t *testing.T, resp *http.Response, status int) (code, message string) {
+func errorBody(t *testing.T, resp *http.Response, status int) (code agui.HTTPCode, message string) {
 	t.Helper()
 	defer resp.Body.Close()
 	var b struct {
-		Error struct{ Code, Message string } `json:"error"`
+		Error struct {
+			Code    agui.HTTPCode
+			Message string
+		} `json:"error"`
 	}
 	if resp.StatusCode != status {
 		data, _ := io.ReadAll(resp.Body)
@@ -315,15 +318,15 @@ func TestDurableBadRequests(t *testing.T) {
 		name   string
 		do     func() *http.Response
 		status int
-		code   string
+		code   agui.HTTPCode
 	}{
-		{"malformed Last-Event-ID", func() *http.Response { return getEvents(t, srv.URL, "r1", with("Last-Event-ID", "x7"), "") }, 400, server.HTTPCodeInvalidCursor},
-		{"negative after", func() *http.Response { return getEvents(t, srv.URL, "r1", alice, "?after=-1") }, 400, server.HTTPCodeInvalidCursor},
+		{"malformed Last-Event-ID", func() *http.Response { return getEvents(t, srv.URL, "r1", with("Last-Event-ID", "x7"), "") }, 400, agui.HTTPCodeInvalidCursor},
+		{"negative after", func() *http.Response { return getEvents(t, srv.URL, "r1", alice, "?after=-1") }, 400, agui.HTTPCodeInvalidCursor},
 		{"future Last-Event-ID", func() *http.Response {
 			return getEvents(t, srv.URL, "r1", with("Last-Event-ID", strconv.Itoa(n+1)), "")
-		}, 400, server.HTTPCodeInvalidCursor},
-		{"cursors disagree", func() *http.Response { return getEvents(t, srv.URL, "r1", with("Last-Event-ID", "1"), "?after=2") }, 400, server.HTTPCodeInvalidCursor},
-		{"another thread's run", func() *http.Response { return getEvents(t, srv.URL, "r1", map[string]string{"X-User": "mallory"}, "") }, 403, server.HTTPCodeForbidden},
+		}, 400, agui.HTTPCodeInvalidCursor},
+		{"cursors disagree", func() *http.Response { return getEvents(t, srv.URL, "r1", with("Last-Event-ID", "1"), "?after=2") }, 400, agui.HTTPCodeInvalidCursor},
+		{"another thread's run", func() *http.Response { return getEvents(t, srv.URL, "r1", map[string]string{"X-User": "mallory"}, "") }, 403, agui.HTTPCodeForbidden},
 		{"cancel another thread's run", func() *http.Response {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/agent/runs/r1/cancel", nil)
 			req.Header.Set("X-User", "mallory")
@@ -332,7 +335,7 @@ func TestDurableBadRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			return resp
-		}, 403, server.HTTPCodeForbidden},
+		}, 403, agui.HTTPCodeForbidden},
 		{"cancel a finished run", func() *http.Response {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/agent/runs/r1/cancel", nil)
 			req.Header.Set("X-User", "alice")
@@ -341,20 +344,20 @@ func TestDurableBadRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			return resp
-		}, 409, server.HTTPCodeRunEnded},
-		{"unknown run", func() *http.Response { return getEvents(t, srv.URL, "nope", alice, "") }, 404, server.HTTPCodeRunNotFound},
+		}, 409, agui.HTTPCodeRunEnded},
+		{"unknown run", func() *http.Response { return getEvents(t, srv.URL, "nope", alice, "") }, 404, agui.HTTPCodeRunNotFound},
 		{"GET on cancel", func() *http.Response {
 			resp, err := http.Get(srv.URL + "/agent/runs/r1/cancel")
 			if err != nil {
 				t.Fatal(err)
 			}
 			return resp
-		}, 405, server.HTTPCodeMethodNotAllowed},
-		{"run id reused", func() *http.Response { return postRun(t, srv.URL, "alice", "r1") }, 409, server.HTTPCodeRunExists},
+		}, 405, agui.HTTPCodeMethodNotAllowed},
+		{"run id reused", func() *http.Response { return postRun(t, srv.URL, "alice", "r1") }, 409, agui.HTTPCodeRunExists},
 		{"expired run", func() *http.Response {
 			now = now.Add(2 * time.Minute)
 			return getEvents(t, srv.URL, "r1", alice, "")
-		}, 410, server.HTTPCodeRunExpired},
+		}, 410, agui.HTTPCodeRunExpired},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, msg := errorBody(t, tc.do(), tc.status)
@@ -371,7 +374,7 @@ func TestDurableNoAuthorizationHookDenies(t *testing.T) {
 	resp := postRun(t, srv.URL, "t", "r1")
 	readSSE(t, resp.Body, -1)
 	resp.Body.Close()
-	if code, _ := errorBody(t, getEvents(t, srv.URL, "r1", nil, ""), 403); code != server.HTTPCodeForbidden {
+	if code, _ := errorBody(t, getEvents(t, srv.URL, "r1", nil, ""), 403); code != agui.HTTPCodeForbidden {
 		t.Fatal(code)
 	}
 }
@@ -384,7 +387,7 @@ func TestDurableOneRunPerThread(t *testing.T) {
 	defer first.Body.Close()
 	readSSE(t, first.Body, 2)
 	code, msg := errorBody(t, postRun(t, srv.URL, "t", "r2"), http.StatusConflict)
-	if code != server.HTTPCodeThreadBusy || !strings.Contains(msg, "r1") {
+	if code != agui.HTTPCodeThreadBusy || !strings.Contains(msg, "r1") {
 		t.Fatalf("code %q message %q, want THREAD_BUSY naming r1", code, msg)
 	}
 	other := postRun(t, srv.URL, "u", "r3") // another thread is free
@@ -456,7 +459,7 @@ func TestDurableProtobufRunIsLogged(t *testing.T) {
 		t.Fatalf("the protobuf GET after 2 differs from the plain run's frames after the second")
 	}
 	code, _ := errorBody(t, getEvents(t, srv.URL, "r1", map[string]string{"Accept": "image/png"}, ""), http.StatusNotAcceptable)
-	if code != server.HTTPCodeNotAcceptable {
+	if code != agui.HTTPCodeNotAcceptable {
 		t.Fatal(code)
 	}
 }

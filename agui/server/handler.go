@@ -17,20 +17,6 @@ import (
 	"github.com/agui-go/sdk/agui/protoframe"
 )
 
-// Codes of the JSON error bodies the handler answers with before a stream
-// starts. Once the stream has started, every failure is an in-stream
-// RUN_ERROR instead.
-const (
-	HTTPCodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"     // 405
-	HTTPCodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415
-	HTTPCodeInvalidInput         = "INVALID_INPUT"          // 400
-	HTTPCodeRequestTooLarge      = "REQUEST_TOO_LARGE"      // 413
-	HTTPCodeNotAcceptable        = "NOT_ACCEPTABLE"         // 406
-	HTTPCodeOriginNotAllowed     = "ORIGIN_NOT_ALLOWED"     // 403, a CORS preflight from an origin WithCORS does not allow
-	HTTPCodeRequestTimeout       = "REQUEST_TIMEOUT"        // 408, the body did not arrive within WithBodyTimeout
-	HTTPCodeOverloaded           = "OVERLOADED"             // 503, WithMaxConcurrentRuns runs are already in flight, or a large body found no room in WithBodyMemory
-)
-
 // NewHandler mounts agent as an AG-UI HTTP endpoint: each POST runs the agent
 // once and streams the run as server-sent events.
 //
@@ -132,7 +118,7 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", allow)
-		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
+		reject(w, agui.HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
 		return nil
 	}
 	var slot *atomic.Int64
@@ -140,7 +126,7 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 		if h.runs.Add(1) > n {
 			h.runs.Add(-1)
 			w.Header().Set("Retry-After", "1")
-			reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
+			reject(w, agui.HTTPCodeOverloaded,
 				fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
 			return nil
 		}
@@ -154,12 +140,12 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 		}()
 	}
 	if err := checkJSON(r.Header.Get("Content-Type")); err != nil {
-		reject(w, http.StatusUnsupportedMediaType, HTTPCodeUnsupportedMediaType, err.Error())
+		reject(w, agui.HTTPCodeUnsupportedMediaType, err.Error())
 		return nil
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
-		reject(w, http.StatusNotAcceptable, HTTPCodeNotAcceptable,
+		reject(w, agui.HTTPCodeNotAcceptable,
 			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
 		return nil
 	}
@@ -187,7 +173,7 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 	runner := newRunner(r.Context(), h.agent, input, h.cfg.run)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here
-		reject(w, http.StatusInternalServerError, string(agui.CodeAgentError), err.Error())
+		reject(w, agui.HTTPCodeAgentError, err.Error())
 		return nil, nil
 	}
 
@@ -229,28 +215,28 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
 			w.Header().Set("Connection", "close") // the rest of the body may still be on its way
-			reject(w, http.StatusRequestTimeout, HTTPCodeRequestTimeout,
+			reject(w, agui.HTTPCodeRequestTimeout,
 				fmt.Sprintf("the request body did not arrive within %v", h.cfg.bodyTimeout))
 			return nil, nil, false
 		}
 		if errors.As(err, &tooLarge) {
-			reject(w, http.StatusRequestEntityTooLarge, HTTPCodeRequestTooLarge,
+			reject(w, agui.HTTPCodeRequestTooLarge,
 				fmt.Sprintf("the request body is larger than %d bytes", tooLarge.Limit))
 			return nil, nil, false
 		}
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "reading the request body: "+err.Error())
+		reject(w, agui.HTTPCodeInvalidInput, "reading the request body: "+err.Error())
 		return nil, nil, false
 	}
 	input, err := h.decodeInput(r, body)
 	if err != nil {
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
+		reject(w, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
 		return nil, nil, false
 	}
 	var state *S
 	if input.State != nil && !isNoState[S]() {
 		state = new(S)
 		if err := json.Unmarshal(input.State, state); err != nil {
-			reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error())
+			reject(w, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error())
 			return nil, nil, false
 		}
 	}
@@ -314,7 +300,7 @@ func (h *handler[S]) awaitBodyMemory(w http.ResponseWriter, r *http.Request, siz
 	hdr := w.Header()
 	hdr.Set("Retry-After", "1")
 	hdr.Set("Connection", "close") // the body was never read
-	reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
+	reject(w, agui.HTTPCodeOverloaded,
 		fmt.Sprintf("too many large request bodies are being read; this one (%d bytes) waited %v without its turn", size, h.cfg.bodyTimeout))
 	return 0, false
 }
@@ -380,12 +366,13 @@ func checkJSON(contentType string) error {
 	return nil
 }
 
-// reject answers a request that will get no stream.
-func reject(w http.ResponseWriter, status int, code, message string) {
+// reject answers a request that will get no stream, with the status that
+// goes with code.
+func reject(w http.ResponseWriter, code agui.HTTPCode, message string) {
 	type body struct {
 		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
+			Code    agui.HTTPCode `json:"code"`
+			Message string        `json:"message"`
 		} `json:"error"`
 	}
 	var b body
@@ -394,6 +381,6 @@ func reject(w http.ResponseWriter, status int, code, message string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
+	w.WriteHeader(code.Status())
 	_, _ = w.Write(append(data, '\n'))
 }
