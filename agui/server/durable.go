@@ -34,28 +34,35 @@ type Authorize func(r *http.Request, threadID, runID string) error
 // every run.
 func AllowAll(*http.Request, string, string) error { return nil }
 
-// DurableOption configures [WithDurableRuns].
-type DurableOption func(*durableConfig)
-
-// WithDetach keeps a run going when its last client disconnects, for grace;
-// a client that reattaches within it (GET …/runs/{runId}/events) gets the
-// rest. With no reader after the grace the run is cancelled
-// ([ErrDetachExpired]). Without this option a run is cancelled as soon as its
-// last reader leaves, as without durable runs. Readers on other replicas
-// count as readers when the log can tell of them ([runlog.RemoteReaders]:
-// the NATS log can): the grace starts when the last reader anywhere left.
-func WithDetach(grace time.Duration) DurableOption {
-	return func(c *durableConfig) { c.grace = grace }
+// DurableConfig configures durable runs ([WithDurableRuns]). It is one
+// struct, not options of their own, because its settings mean nothing apart
+// from the run log: they travel together, and each field's zero value is its
+// default.
+type DurableConfig struct {
+	// Log holds every run: its events, in order, under sequence numbers
+	// that go out as the SSE `id:` of each frame. A nil Log turns durable
+	// runs off (it is no error here: check it where the log is made).
+	Log runlog.Log
+	// Authorize is asked before every read or cancel of a run; nil denies
+	// them all (pass [AllowAll] to allow them all).
+	Authorize Authorize
+	// Detach keeps a run going for this long after its last client
+	// disconnects; a client that reattaches within it
+	// (GET …/runs/{runId}/events) gets the rest, and with no reader after it
+	// the run is cancelled ([ErrDetachExpired]). Zero cancels a run as soon
+	// as its last reader leaves, as without durable runs. Readers on other
+	// replicas count when the log can tell of them ([runlog.RemoteReaders]:
+	// the NATS log can): the grace starts when the last reader anywhere
+	// left.
+	Detach time.Duration
+	// OneRunPerThread refuses a POST for a thread that has a live run on
+	// this replica with 409 (THREAD_BUSY) naming the live run's id, so that
+	// a late Stop meant for one run can never reach the next.
+	OneRunPerThread bool
+	// Replica names this replica in the leases it takes; empty means a
+	// random name.
+	Replica string
 }
-
-// WithOneRunPerThread refuses a POST for a thread that has a live run on
-// this replica with 409 naming the live run's id, so that a late Stop
-// meant for one run can never reach the next.
-func WithOneRunPerThread() DurableOption { return func(c *durableConfig) { c.onePerThread = true } }
-
-// WithReplicaName names this replica in the leases it takes; the default is
-// a random name.
-func WithReplicaName(name string) DurableOption { return func(c *durableConfig) { c.owner = name } }
 
 type durableConfig struct {
 	log          runlog.Log
@@ -85,9 +92,9 @@ type liveRun struct {
 	slot bool
 }
 
-// WithDurableRuns turns on durable runs: every run is written to log, whose
-// sequence numbers go out as the `id:` of each SSE frame; two routes appear
-// under the agent's path, and a run can outlive its connection:
+// WithDurableRuns turns on durable runs: every run is written to cfg.Log,
+// whose sequence numbers go out as the `id:` of each SSE frame; two routes
+// appear under the agent's path, and a run can outlive its connection:
 //
 //   - GET {path}/runs/{runId}/events replays the run after the sequence in
 //     the Last-Event-ID header (or ?after=; neither: the whole run), then
@@ -102,14 +109,14 @@ type liveRun struct {
 //     409 when it already ended.
 //
 // Mount the handler on the subtree as well (mux.Handle("/agent", h) and
-// mux.Handle("/agent/runs/", h)). Both routes ask auth first; a nil auth
-// denies everything (pass [AllowAll] to allow everything). A run cancelled
+// mux.Handle("/agent/runs/", h)). Both routes ask cfg.Authorize first. A run
+// cancelled
 // through the route ends with RUN_FINISHED outcome cancelled when the agent
 // returns with nothing left open, otherwise with RUN_ERROR CANCELLED; either
 // way that is its one terminal event.
 //
-// Without this option, or with a nil log, nothing on the wire changes (a
-// nil log is no error here: check it where the log is made). A run whose
+// Without this option, or with a nil Log, nothing on the wire changes. A run
+// whose
 // POST asks for protobuf is durable as well: its POST gets the binding's
 // frames exactly as without this option (the binding has no place for
 // sequence numbers), and any client can reattach to it.
@@ -121,17 +128,13 @@ type liveRun struct {
 // runs on until its grace or its agent ends it. [WithMaxConcurrentRuns]
 // counts it, and every GET stream, until it ends. [WithKeepAlive] and
 // [WithWriteTimeout] hold for every durable SSE stream.
-func WithDurableRuns(log runlog.Log, auth Authorize, opts ...DurableOption) HandlerOption {
+func WithDurableRuns(cfg DurableConfig) HandlerOption {
 	return handlerOption(func(c *handlerConfig) {
-		if log == nil {
+		if cfg.Log == nil {
 			return
 		}
-		d := &durableConfig{log: log, auth: auth, live: map[string]*liveRun{}, threads: map[string]string{}}
-		for _, o := range opts {
-			if o != nil {
-				o(d)
-			}
-		}
+		d := &durableConfig{log: cfg.Log, auth: cfg.Authorize, grace: cfg.Detach, onePerThread: cfg.OneRunPerThread, owner: cfg.Replica,
+			live: map[string]*liveRun{}, threads: map[string]string{}}
 		if d.owner == "" {
 			d.owner = "replica-" + runlog.NewRunID()
 		}

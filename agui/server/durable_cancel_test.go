@@ -46,7 +46,7 @@ func TestDurableCancel(t *testing.T) {
 				}
 				return server.Success(), nil
 			})
-			srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll, server.WithDetach(time.Minute)))
+			srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}))
 			resp := postRun(t, srv.URL, "t", "r1")
 			defer resp.Body.Close()
 			<-started

@@ -108,7 +108,7 @@ func TestDurableMaxConcurrentRunsCountsEveryStream(t *testing.T) {
 	release := make(chan struct{})
 	log := runlog.NewMemory(runlog.MemoryOptions{})
 	h := server.NewHandler(blockingAgent(release), server.WithMaxConcurrentRuns(2),
-		server.WithDurableRuns(log, server.AllowAll, server.WithDetach(time.Minute)))
+		server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: time.Minute}))
 	h, returned := returnSignal(h)
 	mux := http.NewServeMux()
 	mux.Handle("/agent", h)
@@ -221,12 +221,8 @@ func TestHTTPServerShutdownEndsDetachedRuns(t *testing.T) {
 	for _, grace := range []time.Duration{0, time.Minute} {
 		t.Run(fmt.Sprintf("grace=%v", grace), func(t *testing.T) {
 			log := runlog.NewMemory(runlog.MemoryOptions{})
-			opts := []server.DurableOption{}
-			if grace > 0 {
-				opts = append(opts, server.WithDetach(grace))
-			}
 			h, returned := returnSignal(server.NewHandler(blockingAgent(nil),
-				server.WithDurableRuns(log, server.AllowAll, opts...)))
+				server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: grace})))
 			mux := http.NewServeMux()
 			mux.Handle("/agent", h)
 			mux.Handle("/agent/runs/", h)
@@ -268,7 +264,7 @@ func TestDurableKeepAlive(t *testing.T) {
 	release := make(chan struct{})
 	log := runlog.NewMemory(runlog.MemoryOptions{})
 	srv := durableServer(t, blockingAgent(release), server.WithKeepAlive(10*time.Millisecond),
-		server.WithDurableRuns(log, server.AllowAll))
+		server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll}))
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	// untilKeepAlive reads lines until a keep-alive comment, returning the

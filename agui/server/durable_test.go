@@ -181,7 +181,7 @@ func plainRun(t *testing.T, agent server.Agent[server.NoState]) []string {
 
 func TestDurableFramesCarryIDs(t *testing.T) {
 	agent := deltaAgent(20, -1, nil)
-	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); ct != server.MediaTypeSSE {
@@ -225,8 +225,7 @@ func TestDurableFramesCarryIDs(t *testing.T) {
 func TestDurableReattachAfterCut(t *testing.T) {
 	gate := make(chan struct{})
 	agent := deltaAgent(30, 9, gate)
-	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll,
-		server.WithDetach(time.Minute)))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	head := readSSE(t, resp.Body, 5) // RUN_STARTED, TEXT_MESSAGE_START, three deltas
 	resp.Body.Close()                // the connection drops
@@ -242,13 +241,13 @@ func TestDurableReattachAfterCut(t *testing.T) {
 	}
 }
 
-// Without WithDetach a run is cancelled when its client leaves, as without
+// Without Detach a run is cancelled when its client leaves, as without
 // durable runs; the log still ends with the terminal event.
 func TestDurableDisconnectCancelsByDefault(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
 	log := runlog.NewMemory(runlog.MemoryOptions{})
-	srv := durableServer(t, deltaAgent(30, 2, gate), server.WithDurableRuns(log, server.AllowAll))
+	srv := durableServer(t, deltaAgent(30, 2, gate), server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	readSSE(t, resp.Body, 3)
 	resp.Body.Close()
@@ -282,7 +281,7 @@ func TestDurableDetachGraceExpires(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
 	log := runlog.NewMemory(runlog.MemoryOptions{})
-	srv := durableServer(t, deltaAgent(30, 2, gate), server.WithDurableRuns(log, server.AllowAll, server.WithDetach(20*time.Millisecond)))
+	srv := durableServer(t, deltaAgent(30, 2, gate), server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: 20 * time.Millisecond}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	readSSE(t, resp.Body, 3)
 	resp.Body.Close()
@@ -302,7 +301,7 @@ func TestDurableBadRequests(t *testing.T) {
 		}
 		return nil
 	}
-	srv := durableServer(t, deltaAgent(3, -1, nil), server.WithDurableRuns(log, deny))
+	srv := durableServer(t, deltaAgent(3, -1, nil), server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: deny}))
 	resp := postRun(t, srv.URL, "alice", "r1")
 	n := len(readSSE(t, resp.Body, -1))
 	resp.Body.Close()
@@ -370,7 +369,7 @@ func TestDurableBadRequests(t *testing.T) {
 }
 
 func TestDurableNoAuthorizationHookDenies(t *testing.T) {
-	srv := durableServer(t, deltaAgent(1, -1, nil), server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), nil))
+	srv := durableServer(t, deltaAgent(1, -1, nil), server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{})}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	readSSE(t, resp.Body, -1)
 	resp.Body.Close()
@@ -382,7 +381,7 @@ func TestDurableNoAuthorizationHookDenies(t *testing.T) {
 func TestDurableOneRunPerThread(t *testing.T) {
 	gate := make(chan struct{})
 	srv := durableServer(t, deltaAgent(3, 0, gate),
-		server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll, server.WithOneRunPerThread()))
+		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, OneRunPerThread: true}))
 	first := postRun(t, srv.URL, "t", "r1")
 	defer first.Body.Close()
 	readSSE(t, first.Body, 2)
@@ -430,7 +429,7 @@ func TestDurableProtobufRunIsLogged(t *testing.T) {
 	}
 	plain := durableServer(t, agent)
 	want := protobufRun(plain.URL)
-	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
 	if got := protobufRun(srv.URL); !bytes.Equal(got, want) {
 		t.Fatalf("the durable protobuf stream differs from the plain one:\n%x\n%x", got, want)
 	}
@@ -478,7 +477,7 @@ func TestDurableRefusesOversizedEvent(t *testing.T) {
 		return server.Success(), m.End()
 	})
 	log := runlog.NewMemory(runlog.MemoryOptions{})
-	srv := durableServer(t, agent, server.WithDurableRuns(log, server.AllowAll))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	frames := readSSE(t, resp.Body, -1)
 	resp.Body.Close()

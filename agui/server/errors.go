@@ -62,7 +62,7 @@ var (
 	// request gave follows it in the cause's message.
 	ErrCancelRequested = errors.New("agui/server: the run was cancelled by request")
 	// ErrDetachExpired: nobody reattached to a detached durable run within
-	// its grace period ([WithDetach]).
+	// its grace period ([DurableConfig.Detach]).
 	ErrDetachExpired = errors.New("agui/server: no client reattached to the run within its grace period")
 )
 
