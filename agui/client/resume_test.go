@@ -41,8 +41,7 @@ func chatty(n int) server.Agent[server.NoState] {
 func durableMux(agent server.Agent[server.NoState], detach time.Duration) http.Handler {
 	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: detach}))
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
+	server.Mount(mux, "/agent", h)
 	return mux
 }
 

@@ -19,7 +19,6 @@ import (
 
 const (
 	headerLastEventID = "Last-Event-ID"        // the SSE reconnection header
-	runsSegment       = "/runs/"               // {agent path}/runs/{runId}/{events|cancel}
 	cancelledByRoute  = "cancelled by request" // the reason when none is given
 )
 
@@ -64,29 +63,49 @@ type DurableConfig struct {
 	Replica string
 }
 
-type durableConfig struct {
+// durableRuns is a handler's durable runs: their settings, and the runs
+// this replica runs now with their readers here. NewHandler builds it, one
+// for each handler.
+type durableRuns struct {
 	log          runlog.Log
 	auth         Authorize
 	grace        time.Duration
 	onePerThread bool
 	owner        string
+	// cfg is the configuration of the handler, whose stream settings every
+	// durable stream follows; slots is its count of WithMaxConcurrentRuns
+	// slots in use.
+	cfg   *handlerConfig
+	slots *atomic.Int64
 
 	mu      sync.Mutex
 	live    map[string]*liveRun // by run id: the runs this replica runs
 	threads map[string]string   // thread id → its live run id (onePerThread)
 }
 
+func newDurableRuns(c DurableConfig, cfg *handlerConfig, slots *atomic.Int64) *durableRuns {
+	d := &durableRuns{
+		log: c.Log, auth: c.Authorize, grace: c.Detach, onePerThread: c.OneRunPerThread, owner: c.Replica,
+		cfg: cfg, slots: slots,
+		live: map[string]*liveRun{}, threads: map[string]string{},
+	}
+	if d.owner == "" {
+		d.owner = "replica-" + runlog.NewRunID()
+	}
+	return d
+}
+
 // liveRun is a run this replica runs, with its readers here.
 type liveRun struct {
 	cancel  context.CancelCauseFunc
 	done    chan struct{} // closed when the agent returned and the log has the terminal event
-	readers int           // under durableConfig.mu
+	readers int           // under durableRuns.mu
 	timer   *time.Timer   // the grace timer while nobody reads
 	// remote counts the readers on other replicas (nil: the log cannot
 	// tell); idle is when the last reader anywhere was last seen.
 	remote runlog.RemoteReaders
 	idle   time.Time
-	// slot is set (under durableConfig.mu) when the run holds a slot of
+	// slot is set (under durableRuns.mu) when the run holds a slot of
 	// WithMaxConcurrentRuns of its own: it outlived the POST that started
 	// it, whose slot it took over.
 	slot bool
@@ -108,18 +127,16 @@ type liveRun struct {
 //   - POST {path}/runs/{runId}/cancel cancels the run wherever it runs (202),
 //     409 when it already ended.
 //
-// Mount the handler on the subtree as well (mux.Handle("/agent", h) and
-// mux.Handle("/agent/runs/", h)). Both routes ask cfg.Authorize first. A run
-// cancelled
+// [Mount] registers both routes beside the agent's path. Both ask
+// cfg.Authorize first. A run cancelled
 // through the route ends with RUN_FINISHED outcome cancelled when the agent
 // returns with nothing left open, otherwise with RUN_ERROR CANCELLED; either
 // way that is its one terminal event.
 //
 // Without this option, or with a nil Log, nothing on the wire changes. A run
-// whose
-// POST asks for protobuf is durable as well: its POST gets the binding's
-// frames exactly as without this option (the binding has no place for
-// sequence numbers), and any client can reattach to it.
+// whose POST asks for protobuf is durable as well: its POST gets the
+// binding's frames exactly as without this option (the binding has no place
+// for sequence numbers), and any client can reattach to it.
 //
 // What a run that outlives its request still answers to: [HTTPServer]'s
 // Shutdown ends it (RUN_ERROR CANCELLED, the shutdown as its cause) and
@@ -133,41 +150,51 @@ func WithDurableRuns(cfg DurableConfig) HandlerOption {
 		if cfg.Log == nil {
 			return
 		}
-		d := &durableConfig{log: cfg.Log, auth: cfg.Authorize, grace: cfg.Detach, onePerThread: cfg.OneRunPerThread, owner: cfg.Replica,
-			live: map[string]*liveRun{}, threads: map[string]string{}}
-		if d.owner == "" {
-			d.owner = "replica-" + runlog.NewRunID()
-		}
-		c.durable = d
+		d := cfg
+		c.durable = &d
 	})
 }
 
-// route tells a request for one of the durable routes by the end of its
-// path: …/runs/{runId}/events or …/runs/{runId}/cancel.
-func (d *durableConfig) route(r *http.Request) (runID, action string, ok bool) {
-	p := r.URL.EscapedPath()
-	i := strings.LastIndex(p, runsSegment)
-	if i < 0 {
-		return "", "", false
-	}
-	rest := p[i+len(runsSegment):]
-	id, action, found := strings.Cut(rest, "/")
-	if !found || id == "" || (action != "events" && action != "cancel") {
+// The run routes, by their last segment.
+const (
+	routeEvents = "events" // GET …/runs/{runId}/events
+	routeCancel = "cancel" // POST …/runs/{runId}/cancel
+)
+
+// runRoute reads the run route an escaped request path names: one whose
+// last three segments are "runs", a run id and a route, under whatever path
+// the agent is mounted at. Nothing else is one: an agent's own path, or one
+// with more after the route, is not.
+func runRoute(path string) (runID, route string, ok bool) {
+	rest, route := cutSegment(path)
+	rest, id := cutSegment(rest)
+	_, runs := cutSegment(rest)
+	if runs != "runs" || id == "" || (route != routeEvents && route != routeCancel) {
 		return "", "", false
 	}
 	id, err := url.PathUnescape(id)
 	if err != nil {
 		return "", "", false
 	}
-	return id, action, true
+	return id, route, true
+}
+
+// cutSegment cuts the last segment off a path; a path without a slash has
+// none.
+func cutSegment(p string) (rest, last string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", ""
+	}
+	return p[:i], p[i+1:]
 }
 
 // serveRoute answers GET …/events and POST …/cancel. A GET stream holds a
-// slot of WithMaxConcurrentRuns (counted in slots) while it streams; a
-// cancel does not, so that a Stop gets through to a server at its cap.
-func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID, action string, cfg *handlerConfig, slots *atomic.Int64) {
+// slot of WithMaxConcurrentRuns while it streams; a cancel does not, so
+// that a Stop gets through to a server at its cap.
+func (d *durableRuns) serveRoute(w http.ResponseWriter, r *http.Request, runID, route string) {
 	method := http.MethodGet
-	if action == "cancel" {
+	if route == routeCancel {
 		method = http.MethodPost
 	}
 	if r.Method != method {
@@ -188,14 +215,13 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 		reject(w, agui.HTTPCodeForbidden, err.Error())
 		return
 	}
-	if action == "cancel" {
+	if route == routeCancel {
 		d.serveCancel(w, r, runID)
 		return
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
-		reject(w, agui.HTTPCodeNotAcceptable,
-			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
+		rejectNotAcceptable(w)
 		return
 	}
 	after, err := cursor(r)
@@ -213,22 +239,15 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 			fmt.Sprintf("events after %d are no longer kept; the oldest kept is %d", after, info.First))
 		return
 	}
-	if n := int64(cfg.maxRuns); n > 0 {
-		defer slots.Add(-1)
-		if slots.Add(1) > n {
+	if n := int64(d.cfg.maxRuns); n > 0 {
+		defer d.slots.Add(-1)
+		if d.slots.Add(1) > n {
 			rejectOverloaded(w, n)
 			return
 		}
 	}
 	d.attach(runID)
-	d.detach(runID, d.stream(w, r, enc, runID, after, cfg), readerCause(r))
-}
-
-// rejectOverloaded is the 503 of a handler at its WithMaxConcurrentRuns cap.
-func rejectOverloaded(w http.ResponseWriter, n int64) {
-	w.Header().Set("Retry-After", "1")
-	reject(w, agui.HTTPCodeOverloaded,
-		fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
+	d.detach(runID, d.stream(w, r, enc, runID, after), readerCause(r))
 }
 
 // readerCause is why a reader of a durable run stopped reading when it
@@ -242,7 +261,7 @@ func readerCause(r *http.Request) error {
 	return ErrClientDisconnected
 }
 
-func (d *durableConfig) serveCancel(w http.ResponseWriter, r *http.Request, runID string) {
+func (d *durableRuns) serveCancel(w http.ResponseWriter, r *http.Request, runID string) {
 	reason := cancelledByRoute
 	if q := r.URL.Query().Get("reason"); q != "" {
 		reason = q
@@ -309,7 +328,7 @@ func cursor(r *http.Request) (uint64, error) {
 }
 
 // attach counts a reader of a run of this replica and stops its grace timer.
-func (d *durableConfig) attach(runID string) {
+func (d *durableRuns) attach(runID string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if lr := d.live[runID]; lr != nil {
@@ -323,7 +342,7 @@ func (d *durableConfig) attach(runID string) {
 
 // detach uncounts a reader; the last one leaving a run that has not ended
 // cancels it with cause, at once, or after the grace with ErrDetachExpired.
-func (d *durableConfig) detach(runID string, ended bool, cause error) {
+func (d *durableRuns) detach(runID string, ended bool, cause error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	lr := d.live[runID]
@@ -353,7 +372,7 @@ const remoteCheck = time.Second
 // expire ends the grace of a run nobody reads here: it is cancelled with
 // cause unless a reader attached here meanwhile, or readers follow it on
 // other replicas, in which case the grace starts again when they are gone.
-func (d *durableConfig) expire(lr *liveRun, cause error) {
+func (d *durableRuns) expire(lr *liveRun, cause error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if lr.readers > 0 || lr.timer == nil {
@@ -381,7 +400,7 @@ func (d *durableConfig) expire(lr *liveRun, cause error) {
 // reads it), and the WithMaxConcurrentRuns slot of the POST, which the run
 // takes over when it outlives the POST.
 func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) {
-	d := h.cfg.durable
+	d := h.durable
 	if input.RunID == "" {
 		// The log keys a run, its readers and its cancel by its id: a run
 		// without one could be neither reattached nor cancelled.
@@ -460,14 +479,14 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 			lr.timer.Stop()
 		}
 		if lr.slot {
-			h.runs.Add(-1)
+			d.slots.Add(-1)
 		}
 		d.mu.Unlock()
 		_ = lw.Close()
 	}()
 
 	d.attach(input.RunID)
-	d.detach(input.RunID, d.stream(w, r, enc, input.RunID, 0, &h.cfg), readerCause(r))
+	d.detach(input.RunID, d.stream(w, r, enc, input.RunID, 0), readerCause(r))
 	if d.grace <= 0 {
 		// As without durable runs: the request returns once the agent has.
 		<-lr.done
@@ -479,7 +498,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 		d.mu.Lock()
 		if _, live := d.live[input.RunID]; live {
 			lr.slot = true
-			h.runs.Add(1)
+			d.slots.Add(1)
 		}
 		d.mu.Unlock()
 	}

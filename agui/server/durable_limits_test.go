@@ -111,8 +111,7 @@ func TestDurableMaxConcurrentRunsCountsEveryStream(t *testing.T) {
 		server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: time.Minute}))
 	h, returned := returnSignal(h)
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
+	server.Mount(mux, "/agent", h)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	defer http.DefaultClient.CloseIdleConnections()
@@ -224,8 +223,7 @@ func TestHTTPServerShutdownEndsDetachedRuns(t *testing.T) {
 			h, returned := returnSignal(server.NewHandler(blockingAgent(nil),
 				server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: grace})))
 			mux := http.NewServeMux()
-			mux.Handle("/agent", h)
-			mux.Handle("/agent/runs/", h)
+			server.Mount(mux, "/agent", h)
 			url, shutdown := serveHTTP(t, mux)
 
 			attached, _ := openStream(t, postReq(url, "t1", "attached"), 1)

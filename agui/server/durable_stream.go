@@ -17,7 +17,8 @@ import (
 // logged event is decoded and framed as the binding frames it, which has no
 // place for a sequence: the bytes are those of the same run without durable
 // runs.
-func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, cfg *handlerConfig) (ended bool) {
+func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64) (ended bool) {
+	cfg := d.cfg
 	startStream(w, enc)
 	ctx, stop := d.readContext(r, runID)
 	defer stop()
@@ -95,7 +96,7 @@ func endUnfollowed(out *streamWriter, enc encoding, runID string, after uint64, 
 // the run ended, as a client without durable runs does. A reader of a run
 // of another replica stops at once: that run goes on, and its client can
 // reattach elsewhere.
-func (d *durableConfig) readContext(r *http.Request, runID string) (context.Context, func()) {
+func (d *durableRuns) readContext(r *http.Request, runID string) (context.Context, func()) {
 	life := lifetimeOf(r.Context())
 	d.mu.Lock()
 	_, local := d.live[runID]
@@ -115,6 +116,12 @@ func (d *durableConfig) readContext(r *http.Request, runID string) (context.Cont
 }
 
 // protoFrame appends the protobuf frame of a logged event (its JSON).
+//
+// It decodes the event's JSON to encode it again, for every event of every
+// protobuf reader. Framing without the decode needs the run log to keep the
+// protobuf encoding beside the JSON (runlog.Writer.Append takes one), a
+// change of the log's format left for when protobuf readers of durable runs
+// are common enough to pay for it.
 func protoFrame(dst, data []byte) ([]byte, error) {
 	ev, err := agui.DecodeEvent(data)
 	if err != nil {

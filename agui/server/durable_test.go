@@ -82,8 +82,7 @@ func durableServer(t *testing.T, agent server.Agent[server.NoState], opts ...ser
 	t.Helper()
 	h := server.NewHandler(agent, opts...)
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
+	server.Mount(mux, "/agent", h)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv

@@ -35,8 +35,7 @@ func ExampleWithDurableRuns() {
 	log := runlog.NewMemory(runlog.MemoryOptions{})
 	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: time.Minute}))
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h) // GET …/runs/{runId}/events, POST …/runs/{runId}/cancel
+	server.Mount(mux, "/agent", h) // and GET …/runs/{runId}/events, POST …/runs/{runId}/cancel
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -64,16 +65,45 @@ func NewHandler[S any](agent Agent[S], opts ...HandlerOption) http.Handler {
 	if h.cfg.bodyMemory > 0 {
 		h.bodies = newBodyBudget(h.cfg.bodyMemory)
 	}
+	if c := h.cfg.durable; c != nil {
+		h.durable = newDurableRuns(*c, &h.cfg, &h.slots)
+	}
 	return h
+}
+
+// Mount registers h on mux at path (such as "/agent"), and beside it the run
+// routes of durable runs ([WithDurableRuns]): path/runs/{runId}/events and
+// path/runs/{runId}/cancel. One ServeMux pattern cannot hold both a path and
+// what lies under it (a subtree pattern answers the bare path with a
+// redirect, which a CORS preflight does not follow), so Mount is the one
+// call that registers all three. h may wrap a handler of [NewHandler]; it
+// is given every method of those paths, and answers a wrong one with 405.
+//
+// A router other than ServeMux routes the same paths to h: the handler
+// tells a run route by the last three segments of the request's path.
+func Mount(mux *http.ServeMux, path string, h http.Handler) {
+	if strings.ContainsAny(path, " \t{") {
+		panic("agui/server: Mount takes a path, without a method or wildcards: " + strconv.Quote(path))
+	}
+	path = strings.TrimSuffix(path, "/")
+	if path == "" {
+		mux.Handle("/", h)
+	} else {
+		mux.Handle(path, h)
+	}
+	mux.Handle(path+"/runs/{runId}/"+routeEvents, h)
+	mux.Handle(path+"/runs/{runId}/"+routeCancel, h)
 }
 
 type handler[S any] struct {
 	agent Agent[S]
 	cfg   handlerConfig
-	runs  atomic.Int64 // slots of WithMaxConcurrentRuns in use, when it caps them: POSTs, GET streams, detached runs
+	slots atomic.Int64 // slots of WithMaxConcurrentRuns in use, when it caps them: POSTs, GET streams, detached runs
 	// bodies bounds the bytes of large bodies read and decoded at once
 	// (WithBodyMemory); nil without a bound.
 	bodies *bodyBudget
+	// durable holds the durable runs (WithDurableRuns); nil without them.
+	durable *durableRuns
 }
 
 func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -110,9 +140,9 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 		c.setHeaders(w.Header(), r)
 		allow = "OPTIONS, POST"
 	}
-	if d := h.cfg.durable; d != nil {
-		if runID, action, ok := d.route(r); ok {
-			d.serveRoute(w, r, runID, action, &h.cfg, &h.runs)
+	if d := h.durable; d != nil {
+		if runID, route, ok := runRoute(r.URL.EscapedPath()); ok {
+			d.serveRoute(w, r, runID, route)
 			return nil
 		}
 	}
@@ -123,16 +153,14 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	}
 	var slot *atomic.Int64
 	if n := int64(h.cfg.maxRuns); n > 0 {
-		if h.runs.Add(1) > n {
-			h.runs.Add(-1)
-			w.Header().Set("Retry-After", "1")
-			reject(w, agui.HTTPCodeOverloaded,
-				fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
+		if h.slots.Add(1) > n {
+			h.slots.Add(-1)
+			rejectOverloaded(w, n)
 			return nil
 		}
 		// The place is given back when the run ends, or below if the
 		// request never gets that far (and if it panics on the way).
-		slot = &h.runs
+		slot = &h.slots
 		defer func() {
 			if slot != nil {
 				slot.Add(-1)
@@ -145,15 +173,14 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
-		reject(w, agui.HTTPCodeNotAcceptable,
-			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
+		rejectNotAcceptable(w)
 		return nil
 	}
 	input, state, ok := h.readInput(w, r)
 	if !ok {
 		return nil
 	}
-	if h.cfg.durable != nil {
+	if h.durable != nil {
 		h.serveDurable(w, r, enc, input, state)
 		return nil
 	}
@@ -364,6 +391,21 @@ func checkJSON(contentType string) error {
 		return fmt.Errorf("charset %q is not supported; send UTF-8", cs)
 	}
 	return nil
+}
+
+// rejectNotAcceptable answers a request, a POST or a reattach, whose Accept
+// header admits neither encoding a stream is written in.
+func rejectNotAcceptable(w http.ResponseWriter) {
+	reject(w, agui.HTTPCodeNotAcceptable,
+		"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
+}
+
+// rejectOverloaded answers a request, a POST or a reattach, that finds the
+// handler at its WithMaxConcurrentRuns cap of n.
+func rejectOverloaded(w http.ResponseWriter, n int64) {
+	w.Header().Set("Retry-After", "1")
+	reject(w, agui.HTTPCodeOverloaded,
+		fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
 }
 
 // reject answers a request that will get no stream, with the status that

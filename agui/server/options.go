@@ -77,7 +77,7 @@ type handlerConfig struct {
 	cors         *corsConfig // nil: no CORS handling, as without the option
 	bodyTimeout  time.Duration
 	maxRuns      int            // 0: no cap
-	durable      *durableConfig // nil: no run log, no run routes (WithDurableRuns)
+	durable      *DurableConfig // nil: no run log, no run routes (WithDurableRuns)
 	bodyMemory   int64          // WithBodyMemory; <= 0: no bound
 }
 

@@ -249,8 +249,7 @@ func init() {
 		}
 		fmt.Println("listening", ln.Addr().String())
 		mux := http.NewServeMux()
-		mux.Handle("/agent", h)
-		mux.Handle("/agent/runs/", h)
+		server.Mount(mux, "/agent", h)
 		_ = http.Serve(ln, mux)
 	}
 }

@@ -120,9 +120,10 @@ func serveReplicaGrace(t *testing.T, l runlog.Log, name string, agent server.Age
 	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: l, Authorize: server.AllowAll, Detach: grace, Replica: name}))
 	r := &replica{}
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.reads.Add(1)
+	server.Mount(mux, "/agent", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.Contains(req.URL.Path, "/runs/") {
+			r.reads.Add(1)
+		}
 		h.ServeHTTP(w, req)
 	}))
 	r.srv = httptest.NewServer(mux)

@@ -18,8 +18,7 @@ import (
 func TestRunResume(t *testing.T) {
 	h := demo.Handler(server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
+	server.Mount(mux, "/agent", h)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	url := srv.URL + "/agent"
