@@ -72,7 +72,7 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 
 func appendContent(dst []byte, c Content) ([]byte, error) {
 	if !c.isParts {
-		return appendString(dst, c.text), nil
+		return AppendJSONString(dst, c.text), nil
 	}
 	return appendContentPartList(dst, c.parts)
 }
@@ -114,7 +114,7 @@ func appendExtra(dst []byte, extra []RawMember) ([]byte, error) {
 	var err error
 	for _, m := range extra {
 		dst = appendKey(dst, "")
-		dst = appendString(dst, m.Name)
+		dst = AppendJSONString(dst, m.Name)
 		dst = append(dst, ':')
 		if dst, err = appendRaw(dst, m.Value); err != nil {
 			return dst, fmt.Errorf("member %q: %w", m.Name, err)
@@ -236,5 +236,5 @@ func marshalEnum(typ, v string, valid bool) ([]byte, error) {
 	if !valid {
 		return nil, &EncodeError{Type: typ, Err: errEnum(v)}
 	}
-	return appendString(nil, v), nil
+	return AppendJSONString(nil, v), nil
 }

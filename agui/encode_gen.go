@@ -17,20 +17,20 @@ func (v *TextMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	if v.Role != nil {
 		dst = append(dst, ",\"role\":"...)
 		if !(*v.Role).Valid() {
 			return dst[:start], encodeError("TextMessageStart", "role", errEnum(string(*v.Role)))
 		}
-		dst = appendString(dst, string(*v.Role))
+		dst = AppendJSONString(dst, string(*v.Role))
 	}
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
-		dst = appendString(dst, *v.Name)
+		dst = AppendJSONString(dst, *v.Name)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -48,12 +48,12 @@ func (v *TextMessageContent) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, ",\"delta\":"...)
-	dst = appendString(dst, v.Delta)
+	dst = AppendJSONString(dst, v.Delta)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -70,10 +70,10 @@ func (v *TextMessageEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -90,26 +90,26 @@ func (v *TextMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	if v.MessageID != nil {
 		dst = append(dst, ",\"messageId\":"...)
-		dst = appendString(dst, *v.MessageID)
+		dst = AppendJSONString(dst, *v.MessageID)
 	}
 	if v.Role != nil {
 		dst = append(dst, ",\"role\":"...)
 		if !(*v.Role).Valid() {
 			return dst[:start], encodeError("TextMessageChunk", "role", errEnum(string(*v.Role)))
 		}
-		dst = appendString(dst, string(*v.Role))
+		dst = AppendJSONString(dst, string(*v.Role))
 	}
 	if v.Delta != nil {
 		dst = append(dst, ",\"delta\":"...)
-		dst = appendString(dst, *v.Delta)
+		dst = AppendJSONString(dst, *v.Delta)
 	}
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
-		dst = appendString(dst, *v.Name)
+		dst = AppendJSONString(dst, *v.Name)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -127,15 +127,15 @@ func (v *ToolCallStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"toolCallId\":"...)
-	dst = appendString(dst, v.ToolCallID)
+	dst = AppendJSONString(dst, v.ToolCallID)
 	dst = append(dst, ",\"toolCallName\":"...)
-	dst = appendString(dst, v.ToolCallName)
+	dst = AppendJSONString(dst, v.ToolCallName)
 	if v.ParentMessageID != nil {
 		dst = append(dst, ",\"parentMessageId\":"...)
-		dst = appendString(dst, *v.ParentMessageID)
+		dst = AppendJSONString(dst, *v.ParentMessageID)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -153,12 +153,12 @@ func (v *ToolCallArgs) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"toolCallId\":"...)
-	dst = appendString(dst, v.ToolCallID)
+	dst = AppendJSONString(dst, v.ToolCallID)
 	dst = append(dst, ",\"delta\":"...)
-	dst = appendString(dst, v.Delta)
+	dst = AppendJSONString(dst, v.Delta)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -175,10 +175,10 @@ func (v *ToolCallEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"toolCallId\":"...)
-	dst = appendString(dst, v.ToolCallID)
+	dst = AppendJSONString(dst, v.ToolCallID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -195,23 +195,23 @@ func (v *ToolCallChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	if v.ToolCallID != nil {
 		dst = append(dst, ",\"toolCallId\":"...)
-		dst = appendString(dst, *v.ToolCallID)
+		dst = AppendJSONString(dst, *v.ToolCallID)
 	}
 	if v.ToolCallName != nil {
 		dst = append(dst, ",\"toolCallName\":"...)
-		dst = appendString(dst, *v.ToolCallName)
+		dst = AppendJSONString(dst, *v.ToolCallName)
 	}
 	if v.ParentMessageID != nil {
 		dst = append(dst, ",\"parentMessageId\":"...)
-		dst = appendString(dst, *v.ParentMessageID)
+		dst = AppendJSONString(dst, *v.ParentMessageID)
 	}
 	if v.Delta != nil {
 		dst = append(dst, ",\"delta\":"...)
-		dst = appendString(dst, *v.Delta)
+		dst = AppendJSONString(dst, *v.Delta)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -229,12 +229,12 @@ func (v *ToolCallResult) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, ",\"toolCallId\":"...)
-	dst = appendString(dst, v.ToolCallID)
+	dst = AppendJSONString(dst, v.ToolCallID)
 	dst = append(dst, ",\"content\":"...)
 	dst, err = appendContent(dst, v.Content)
 	if err != nil {
@@ -262,7 +262,7 @@ func (v *StateSnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"snapshot\":"...)
 	if v.Snapshot == nil {
@@ -289,7 +289,7 @@ func (v *StateDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"delta\":"...)
 	dst, err = appendJSONPatchOperationList(dst, v.Delta)
@@ -331,12 +331,12 @@ func (v *ActivitySnapshot) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, ",\"activityType\":"...)
-	dst = appendString(dst, v.ActivityType)
+	dst = AppendJSONString(dst, v.ActivityType)
 	if v.Content == nil {
 		return dst[:start], encodeError("ActivitySnapshot", "content", errMissing)
 	}
@@ -365,12 +365,12 @@ func (v *ActivityDelta) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, ",\"activityType\":"...)
-	dst = appendString(dst, v.ActivityType)
+	dst = AppendJSONString(dst, v.ActivityType)
 	dst = append(dst, ",\"patch\":"...)
 	dst, err = appendJSONPatchOperationList(dst, v.Patch)
 	if err != nil {
@@ -392,7 +392,7 @@ func (v *Raw) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"event\":"...)
 	if v.Event == nil {
@@ -405,7 +405,7 @@ func (v *Raw) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.Source != nil {
 		dst = append(dst, ",\"source\":"...)
-		dst = appendString(dst, *v.Source)
+		dst = AppendJSONString(dst, *v.Source)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -423,10 +423,10 @@ func (v *Custom) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"name\":"...)
-	dst = appendString(dst, v.Name)
+	dst = AppendJSONString(dst, v.Name)
 	dst = append(dst, ",\"value\":"...)
 	if v.Value == nil {
 		dst = append(dst, "null"...)
@@ -451,16 +451,16 @@ func (v *RunStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 		return dst[:start], err
 	}
 	dst = append(dst, ",\"threadId\":"...)
-	dst = appendString(dst, v.ThreadID)
+	dst = AppendJSONString(dst, v.ThreadID)
 	dst = append(dst, ",\"runId\":"...)
-	dst = appendString(dst, v.RunID)
+	dst = AppendJSONString(dst, v.RunID)
 	if v.ProtocolVersion != nil {
 		dst = append(dst, ",\"protocolVersion\":"...)
-		dst = appendString(dst, *v.ProtocolVersion)
+		dst = AppendJSONString(dst, *v.ProtocolVersion)
 	}
 	if v.ParentRunID != nil {
 		dst = append(dst, ",\"parentRunId\":"...)
-		dst = appendString(dst, *v.ParentRunID)
+		dst = AppendJSONString(dst, *v.ParentRunID)
 	}
 	if v.Input != nil {
 		dst = append(dst, ",\"input\":"...)
@@ -484,9 +484,9 @@ func (v *RunFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 		return dst[:start], err
 	}
 	dst = append(dst, ",\"threadId\":"...)
-	dst = appendString(dst, v.ThreadID)
+	dst = AppendJSONString(dst, v.ThreadID)
 	dst = append(dst, ",\"runId\":"...)
-	dst = appendString(dst, v.RunID)
+	dst = AppendJSONString(dst, v.RunID)
 	if v.Result != nil {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = appendRawNotNull(dst, v.Result)
@@ -523,10 +523,10 @@ func (v *RunError) AppendJSON(dst []byte) (_ []byte, err error) {
 		return dst[:start], err
 	}
 	dst = append(dst, ",\"message\":"...)
-	dst = appendString(dst, v.Message)
+	dst = AppendJSONString(dst, v.Message)
 	if v.Code != nil {
 		dst = append(dst, ",\"code\":"...)
-		dst = appendString(dst, *v.Code)
+		dst = AppendJSONString(dst, *v.Code)
 	}
 	if v.Usage != nil {
 		dst = append(dst, ",\"usage\":"...)
@@ -551,10 +551,10 @@ func (v *StepStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"stepName\":"...)
-	dst = appendString(dst, v.StepName)
+	dst = AppendJSONString(dst, v.StepName)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -571,10 +571,10 @@ func (v *StepFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"stepName\":"...)
-	dst = appendString(dst, v.StepName)
+	dst = AppendJSONString(dst, v.StepName)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -591,10 +591,10 @@ func (v *ReasoningStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -611,10 +611,10 @@ func (v *ReasoningMessageStart) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, ",\"role\":\"reasoning\"}"...)
 	return dst, nil
 }
@@ -631,12 +631,12 @@ func (v *ReasoningMessageContent) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, ",\"delta\":"...)
-	dst = appendString(dst, v.Delta)
+	dst = AppendJSONString(dst, v.Delta)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -653,10 +653,10 @@ func (v *ReasoningMessageEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -673,15 +673,15 @@ func (v *ReasoningMessageChunk) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	if v.MessageID != nil {
 		dst = append(dst, ",\"messageId\":"...)
-		dst = appendString(dst, *v.MessageID)
+		dst = AppendJSONString(dst, *v.MessageID)
 	}
 	if v.Delta != nil {
 		dst = append(dst, ",\"delta\":"...)
-		dst = appendString(dst, *v.Delta)
+		dst = AppendJSONString(dst, *v.Delta)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -699,10 +699,10 @@ func (v *ReasoningEnd) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"messageId\":"...)
-	dst = appendString(dst, v.MessageID)
+	dst = AppendJSONString(dst, v.MessageID)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -719,17 +719,17 @@ func (v *ReasoningEncryptedValue) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.SubagentRunID != nil {
 		dst = append(dst, ",\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = append(dst, ",\"subtype\":"...)
 	if !v.Subtype.Valid() {
 		return dst[:start], encodeError("ReasoningEncryptedValue", "subtype", errEnum(string(v.Subtype)))
 	}
-	dst = appendString(dst, string(v.Subtype))
+	dst = AppendJSONString(dst, string(v.Subtype))
 	dst = append(dst, ",\"entityId\":"...)
-	dst = appendString(dst, v.EntityID)
+	dst = AppendJSONString(dst, v.EntityID)
 	dst = append(dst, ",\"encryptedValue\":"...)
-	dst = appendString(dst, v.EncryptedValue)
+	dst = AppendJSONString(dst, v.EncryptedValue)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -745,24 +745,24 @@ func (v *SubagentStarted) AppendJSON(dst []byte) (_ []byte, err error) {
 		return dst[:start], err
 	}
 	dst = append(dst, ",\"subagentRunId\":"...)
-	dst = appendString(dst, v.SubagentRunID)
+	dst = AppendJSONString(dst, v.SubagentRunID)
 	dst = append(dst, ",\"name\":"...)
-	dst = appendString(dst, v.Name)
+	dst = AppendJSONString(dst, v.Name)
 	if v.Description != nil {
 		dst = append(dst, ",\"description\":"...)
-		dst = appendString(dst, *v.Description)
+		dst = AppendJSONString(dst, *v.Description)
 	}
 	if v.ParentSubagentRunID != nil {
 		dst = append(dst, ",\"parentSubagentRunId\":"...)
-		dst = appendString(dst, *v.ParentSubagentRunID)
+		dst = AppendJSONString(dst, *v.ParentSubagentRunID)
 	}
 	if v.ParentToolCallID != nil {
 		dst = append(dst, ",\"parentToolCallId\":"...)
-		dst = appendString(dst, *v.ParentToolCallID)
+		dst = AppendJSONString(dst, *v.ParentToolCallID)
 	}
 	if v.ParentMessageID != nil {
 		dst = append(dst, ",\"parentMessageId\":"...)
-		dst = appendString(dst, *v.ParentMessageID)
+		dst = AppendJSONString(dst, *v.ParentMessageID)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -779,7 +779,7 @@ func (v *SubagentFinished) AppendJSON(dst []byte) (_ []byte, err error) {
 		return dst[:start], err
 	}
 	dst = append(dst, ",\"subagentRunId\":"...)
-	dst = appendString(dst, v.SubagentRunID)
+	dst = AppendJSONString(dst, v.SubagentRunID)
 	if v.Result != nil {
 		dst = append(dst, ",\"result\":"...)
 		dst, err = appendRawNotNull(dst, v.Result)
@@ -809,12 +809,12 @@ func (v *SubagentError) AppendJSON(dst []byte) (_ []byte, err error) {
 		return dst[:start], err
 	}
 	dst = append(dst, ",\"subagentRunId\":"...)
-	dst = appendString(dst, v.SubagentRunID)
+	dst = AppendJSONString(dst, v.SubagentRunID)
 	dst = append(dst, ",\"message\":"...)
-	dst = appendString(dst, v.Message)
+	dst = AppendJSONString(dst, v.Message)
 	if v.Code != nil {
 		dst = append(dst, ",\"code\":"...)
-		dst = appendString(dst, *v.Code)
+		dst = AppendJSONString(dst, *v.Code)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -895,19 +895,19 @@ func (v *Interrupt) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.SubagentRunID != nil {
 		dst = append(dst, "\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = appendKey(dst, "\"id\":")
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"reason\":"...)
-	dst = appendString(dst, v.Reason)
+	dst = AppendJSONString(dst, v.Reason)
 	if v.Message != nil {
 		dst = append(dst, ",\"message\":"...)
-		dst = appendString(dst, *v.Message)
+		dst = AppendJSONString(dst, *v.Message)
 	}
 	if v.ToolCallID != nil {
 		dst = append(dst, ",\"toolCallId\":"...)
-		dst = appendString(dst, *v.ToolCallID)
+		dst = AppendJSONString(dst, *v.ToolCallID)
 	}
 	if v.ResponseSchema != nil {
 		dst = append(dst, ",\"responseSchema\":"...)
@@ -918,7 +918,7 @@ func (v *Interrupt) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.ExpiresAt != nil {
 		dst = append(dst, ",\"expiresAt\":"...)
-		dst = appendString(dst, *v.ExpiresAt)
+		dst = AppendJSONString(dst, *v.ExpiresAt)
 	}
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
@@ -937,12 +937,12 @@ func (v *Interrupt) AppendJSON(dst []byte) (_ []byte, err error) {
 func (v *ResumeEntry) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
 	dst = append(dst, "{\"interruptId\":"...)
-	dst = appendString(dst, v.InterruptID)
+	dst = AppendJSONString(dst, v.InterruptID)
 	dst = append(dst, ",\"status\":"...)
 	if !v.Status.Valid() {
 		return dst[:start], encodeError("ResumeEntry", "status", errEnum(string(v.Status)))
 	}
-	dst = appendString(dst, string(v.Status))
+	dst = AppendJSONString(dst, string(v.Status))
 	if v.Payload != nil {
 		dst = append(dst, ",\"payload\":"...)
 		dst, err = appendRawNotNull(dst, v.Payload)
@@ -969,11 +969,11 @@ func (v *TokenUsage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Provider != nil {
 		dst = append(dst, "\"provider\":"...)
-		dst = appendString(dst, *v.Provider)
+		dst = AppendJSONString(dst, *v.Provider)
 	}
 	if v.Model != nil {
 		dst = appendKey(dst, "\"model\":")
-		dst = appendString(dst, *v.Model)
+		dst = AppendJSONString(dst, *v.Model)
 	}
 	if v.InputTokens != nil {
 		dst = appendKey(dst, "\"inputTokens\":")
@@ -1029,18 +1029,18 @@ func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.SubagentRunID != nil {
 		dst = append(dst, "\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = appendKey(dst, "\"id\":")
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"role\":\"developer\""...)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
-		dst = appendString(dst, *v.Name)
+		dst = AppendJSONString(dst, *v.Name)
 	}
 	if v.EncryptedValue != nil {
 		dst = append(dst, ",\"encryptedValue\":"...)
-		dst = appendString(dst, *v.EncryptedValue)
+		dst = AppendJSONString(dst, *v.EncryptedValue)
 	}
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
@@ -1050,7 +1050,7 @@ func (v *DeveloperMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 		}
 	}
 	dst = append(dst, ",\"content\":"...)
-	dst = appendString(dst, v.Content)
+	dst = AppendJSONString(dst, v.Content)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1063,18 +1063,18 @@ func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.SubagentRunID != nil {
 		dst = append(dst, "\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = appendKey(dst, "\"id\":")
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"role\":\"system\""...)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
-		dst = appendString(dst, *v.Name)
+		dst = AppendJSONString(dst, *v.Name)
 	}
 	if v.EncryptedValue != nil {
 		dst = append(dst, ",\"encryptedValue\":"...)
-		dst = appendString(dst, *v.EncryptedValue)
+		dst = AppendJSONString(dst, *v.EncryptedValue)
 	}
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
@@ -1084,7 +1084,7 @@ func (v *SystemMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 		}
 	}
 	dst = append(dst, ",\"content\":"...)
-	dst = appendString(dst, v.Content)
+	dst = AppendJSONString(dst, v.Content)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1097,18 +1097,18 @@ func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.SubagentRunID != nil {
 		dst = append(dst, "\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = appendKey(dst, "\"id\":")
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"role\":\"assistant\""...)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
-		dst = appendString(dst, *v.Name)
+		dst = AppendJSONString(dst, *v.Name)
 	}
 	if v.EncryptedValue != nil {
 		dst = append(dst, ",\"encryptedValue\":"...)
-		dst = appendString(dst, *v.EncryptedValue)
+		dst = AppendJSONString(dst, *v.EncryptedValue)
 	}
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
@@ -1119,7 +1119,7 @@ func (v *AssistantMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.Content != nil {
 		dst = append(dst, ",\"content\":"...)
-		dst = appendString(dst, *v.Content)
+		dst = AppendJSONString(dst, *v.Content)
 	}
 	if v.ToolCalls != nil {
 		dst = append(dst, ",\"toolCalls\":"...)
@@ -1140,18 +1140,18 @@ func (v *UserMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.SubagentRunID != nil {
 		dst = append(dst, "\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = appendKey(dst, "\"id\":")
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"role\":\"user\""...)
 	if v.Name != nil {
 		dst = append(dst, ",\"name\":"...)
-		dst = appendString(dst, *v.Name)
+		dst = AppendJSONString(dst, *v.Name)
 	}
 	if v.EncryptedValue != nil {
 		dst = append(dst, ",\"encryptedValue\":"...)
-		dst = appendString(dst, *v.EncryptedValue)
+		dst = AppendJSONString(dst, *v.EncryptedValue)
 	}
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
@@ -1177,24 +1177,24 @@ func (v *ToolMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.SubagentRunID != nil {
 		dst = append(dst, "\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = appendKey(dst, "\"id\":")
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"role\":\"tool\",\"content\":"...)
 	dst, err = appendContent(dst, v.Content)
 	if err != nil {
 		return dst[:start], err
 	}
 	dst = append(dst, ",\"toolCallId\":"...)
-	dst = appendString(dst, v.ToolCallID)
+	dst = AppendJSONString(dst, v.ToolCallID)
 	if v.Error != nil {
 		dst = append(dst, ",\"error\":"...)
-		dst = appendString(dst, *v.Error)
+		dst = AppendJSONString(dst, *v.Error)
 	}
 	if v.EncryptedValue != nil {
 		dst = append(dst, ",\"encryptedValue\":"...)
-		dst = appendString(dst, *v.EncryptedValue)
+		dst = AppendJSONString(dst, *v.EncryptedValue)
 	}
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
@@ -1215,12 +1215,12 @@ func (v *ActivityMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.SubagentRunID != nil {
 		dst = append(dst, "\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = appendKey(dst, "\"id\":")
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"role\":\"activity\",\"activityType\":"...)
-	dst = appendString(dst, v.ActivityType)
+	dst = AppendJSONString(dst, v.ActivityType)
 	if v.Content == nil {
 		return dst[:start], encodeError("ActivityMessage", "content", errMissing)
 	}
@@ -1248,15 +1248,15 @@ func (v *ReasoningMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.SubagentRunID != nil {
 		dst = append(dst, "\"subagentRunId\":"...)
-		dst = appendString(dst, *v.SubagentRunID)
+		dst = AppendJSONString(dst, *v.SubagentRunID)
 	}
 	dst = appendKey(dst, "\"id\":")
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"role\":\"reasoning\",\"content\":"...)
-	dst = appendString(dst, v.Content)
+	dst = AppendJSONString(dst, v.Content)
 	if v.EncryptedValue != nil {
 		dst = append(dst, ",\"encryptedValue\":"...)
-		dst = appendString(dst, *v.EncryptedValue)
+		dst = AppendJSONString(dst, *v.EncryptedValue)
 	}
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
@@ -1275,7 +1275,7 @@ func (v *ReasoningMessage) AppendJSON(dst []byte) (_ []byte, err error) {
 func (v *ToolCall) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
 	dst = append(dst, "{\"id\":"...)
-	dst = appendString(dst, v.ID)
+	dst = AppendJSONString(dst, v.ID)
 	dst = append(dst, ",\"type\":\"function\",\"function\":"...)
 	dst, err = v.Function.AppendJSON(dst)
 	if err != nil {
@@ -1283,7 +1283,7 @@ func (v *ToolCall) AppendJSON(dst []byte) (_ []byte, err error) {
 	}
 	if v.EncryptedValue != nil {
 		dst = append(dst, ",\"encryptedValue\":"...)
-		dst = appendString(dst, *v.EncryptedValue)
+		dst = AppendJSONString(dst, *v.EncryptedValue)
 	}
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
@@ -1301,9 +1301,9 @@ func (v *ToolCall) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *FunctionCall) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"name\":"...)
-	dst = appendString(dst, v.Name)
+	dst = AppendJSONString(dst, v.Name)
 	dst = append(dst, ",\"arguments\":"...)
-	dst = appendString(dst, v.Arguments)
+	dst = AppendJSONString(dst, v.Arguments)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1316,10 +1316,10 @@ func (v *TextPart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"text\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
-		dst = appendString(dst, *v.ID)
+		dst = AppendJSONString(dst, *v.ID)
 	}
 	dst = append(dst, ",\"text\":"...)
-	dst = appendString(dst, v.Text)
+	dst = AppendJSONString(dst, v.Text)
 	if v.Metadata != nil {
 		dst = append(dst, ",\"metadata\":"...)
 		dst, err = appendRawNotNull(dst, v.Metadata)
@@ -1339,7 +1339,7 @@ func (v *ImagePart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"image\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
-		dst = appendString(dst, *v.ID)
+		dst = AppendJSONString(dst, *v.ID)
 	}
 	if v.Source == nil {
 		return dst[:start], encodeError("ImagePart", "source", errMissing)
@@ -1368,7 +1368,7 @@ func (v *AudioPart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"audio\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
-		dst = appendString(dst, *v.ID)
+		dst = AppendJSONString(dst, *v.ID)
 	}
 	if v.Source == nil {
 		return dst[:start], encodeError("AudioPart", "source", errMissing)
@@ -1397,7 +1397,7 @@ func (v *VideoPart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"video\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
-		dst = appendString(dst, *v.ID)
+		dst = AppendJSONString(dst, *v.ID)
 	}
 	if v.Source == nil {
 		return dst[:start], encodeError("VideoPart", "source", errMissing)
@@ -1426,7 +1426,7 @@ func (v *DocumentPart) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"document\""...)
 	if v.ID != nil {
 		dst = append(dst, ",\"id\":"...)
-		dst = appendString(dst, *v.ID)
+		dst = AppendJSONString(dst, *v.ID)
 	}
 	if v.Source == nil {
 		return dst[:start], encodeError("DocumentPart", "source", errMissing)
@@ -1452,9 +1452,9 @@ func (v *DocumentPart) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *DataSource) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"data\",\"value\":"...)
-	dst = appendString(dst, v.Value)
+	dst = AppendJSONString(dst, v.Value)
 	dst = append(dst, ",\"mimeType\":"...)
-	dst = appendString(dst, v.MimeType)
+	dst = AppendJSONString(dst, v.MimeType)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1464,10 +1464,10 @@ func (v *DataSource) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *URLSource) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"url\",\"value\":"...)
-	dst = appendString(dst, v.Value)
+	dst = AppendJSONString(dst, v.Value)
 	if v.MimeType != nil {
 		dst = append(dst, ",\"mimeType\":"...)
-		dst = appendString(dst, *v.MimeType)
+		dst = AppendJSONString(dst, *v.MimeType)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -1478,14 +1478,14 @@ func (v *URLSource) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *FileSource) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"type\":\"file\",\"value\":"...)
-	dst = appendString(dst, v.Value)
+	dst = AppendJSONString(dst, v.Value)
 	if v.Provider != nil {
 		dst = append(dst, ",\"provider\":"...)
-		dst = appendString(dst, *v.Provider)
+		dst = AppendJSONString(dst, *v.Provider)
 	}
 	if v.MimeType != nil {
 		dst = append(dst, ",\"mimeType\":"...)
-		dst = appendString(dst, *v.MimeType)
+		dst = AppendJSONString(dst, *v.MimeType)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -1496,9 +1496,9 @@ func (v *FileSource) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *Context) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"description\":"...)
-	dst = appendString(dst, v.Description)
+	dst = AppendJSONString(dst, v.Description)
 	dst = append(dst, ",\"value\":"...)
-	dst = appendString(dst, v.Value)
+	dst = AppendJSONString(dst, v.Value)
 	dst = append(dst, "}"...)
 	return dst, nil
 }
@@ -1509,9 +1509,9 @@ func (v *Context) AppendJSON(dst []byte) (_ []byte, err error) {
 func (v *Tool) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
 	dst = append(dst, "{\"name\":"...)
-	dst = appendString(dst, v.Name)
+	dst = AppendJSONString(dst, v.Name)
 	dst = append(dst, ",\"description\":"...)
-	dst = appendString(dst, v.Description)
+	dst = AppendJSONString(dst, v.Description)
 	if v.Parameters != nil {
 		dst = append(dst, ",\"parameters\":"...)
 		dst, err = appendRawNotNull(dst, v.Parameters)
@@ -1536,16 +1536,16 @@ func (v *Tool) AppendJSON(dst []byte) (_ []byte, err error) {
 func (v *RunAgentInput) AppendJSON(dst []byte) (_ []byte, err error) {
 	start := len(dst)
 	dst = append(dst, "{\"threadId\":"...)
-	dst = appendString(dst, v.ThreadID)
+	dst = AppendJSONString(dst, v.ThreadID)
 	dst = append(dst, ",\"runId\":"...)
-	dst = appendString(dst, v.RunID)
+	dst = AppendJSONString(dst, v.RunID)
 	if v.ProtocolVersion != nil {
 		dst = append(dst, ",\"protocolVersion\":"...)
-		dst = appendString(dst, *v.ProtocolVersion)
+		dst = AppendJSONString(dst, *v.ProtocolVersion)
 	}
 	if v.ParentRunID != nil {
 		dst = append(dst, ",\"parentRunId\":"...)
-		dst = appendString(dst, *v.ParentRunID)
+		dst = AppendJSONString(dst, *v.ParentRunID)
 	}
 	if v.State != nil {
 		dst = append(dst, ",\"state\":"...)
@@ -1596,10 +1596,10 @@ func (v *RunAgentInput) AppendJSON(dst []byte) (_ []byte, err error) {
 // invalid raw JSON, a missing union value, a list below its minimum length.
 func (v *SubagentInfo) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{\"name\":"...)
-	dst = appendString(dst, v.Name)
+	dst = AppendJSONString(dst, v.Name)
 	if v.Description != nil {
 		dst = append(dst, ",\"description\":"...)
-		dst = appendString(dst, *v.Description)
+		dst = AppendJSONString(dst, *v.Description)
 	}
 	dst = append(dst, "}"...)
 	return dst, nil
@@ -1613,27 +1613,27 @@ func (v *IdentityCapabilities) AppendJSON(dst []byte) (_ []byte, err error) {
 	dst = append(dst, "{"...)
 	if v.Name != nil {
 		dst = append(dst, "\"name\":"...)
-		dst = appendString(dst, *v.Name)
+		dst = AppendJSONString(dst, *v.Name)
 	}
 	if v.Type != nil {
 		dst = appendKey(dst, "\"type\":")
-		dst = appendString(dst, *v.Type)
+		dst = AppendJSONString(dst, *v.Type)
 	}
 	if v.Description != nil {
 		dst = appendKey(dst, "\"description\":")
-		dst = appendString(dst, *v.Description)
+		dst = AppendJSONString(dst, *v.Description)
 	}
 	if v.Version != nil {
 		dst = appendKey(dst, "\"version\":")
-		dst = appendString(dst, *v.Version)
+		dst = AppendJSONString(dst, *v.Version)
 	}
 	if v.Provider != nil {
 		dst = appendKey(dst, "\"provider\":")
-		dst = appendString(dst, *v.Provider)
+		dst = AppendJSONString(dst, *v.Provider)
 	}
 	if v.DocumentationURL != nil {
 		dst = appendKey(dst, "\"documentationUrl\":")
-		dst = appendString(dst, *v.DocumentationURL)
+		dst = AppendJSONString(dst, *v.DocumentationURL)
 	}
 	if v.Metadata != nil {
 		dst = appendKey(dst, "\"metadata\":")
@@ -2031,7 +2031,7 @@ func (v *AddOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	if !validJSONPointer(v.Path) {
 		return dst[:start], encodeError("AddOperation", "path", errPointer)
 	}
-	dst = appendString(dst, v.Path)
+	dst = AppendJSONString(dst, v.Path)
 	dst = append(dst, ",\"value\":"...)
 	if v.Value == nil {
 		dst = append(dst, "null"...)
@@ -2058,7 +2058,7 @@ func (v *RemoveOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	if !validJSONPointer(v.Path) {
 		return dst[:start], encodeError("RemoveOperation", "path", errPointer)
 	}
-	dst = appendString(dst, v.Path)
+	dst = AppendJSONString(dst, v.Path)
 	dst, err = appendExtra(dst, v.Extra)
 	if err != nil {
 		return dst[:start], encodeError("RemoveOperation", "Extra", err)
@@ -2076,7 +2076,7 @@ func (v *ReplaceOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	if !validJSONPointer(v.Path) {
 		return dst[:start], encodeError("ReplaceOperation", "path", errPointer)
 	}
-	dst = appendString(dst, v.Path)
+	dst = AppendJSONString(dst, v.Path)
 	dst = append(dst, ",\"value\":"...)
 	if v.Value == nil {
 		dst = append(dst, "null"...)
@@ -2103,12 +2103,12 @@ func (v *MoveOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	if !validJSONPointer(v.From) {
 		return dst[:start], encodeError("MoveOperation", "from", errPointer)
 	}
-	dst = appendString(dst, v.From)
+	dst = AppendJSONString(dst, v.From)
 	dst = append(dst, ",\"path\":"...)
 	if !validJSONPointer(v.Path) {
 		return dst[:start], encodeError("MoveOperation", "path", errPointer)
 	}
-	dst = appendString(dst, v.Path)
+	dst = AppendJSONString(dst, v.Path)
 	dst, err = appendExtra(dst, v.Extra)
 	if err != nil {
 		return dst[:start], encodeError("MoveOperation", "Extra", err)
@@ -2126,12 +2126,12 @@ func (v *CopyOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	if !validJSONPointer(v.From) {
 		return dst[:start], encodeError("CopyOperation", "from", errPointer)
 	}
-	dst = appendString(dst, v.From)
+	dst = AppendJSONString(dst, v.From)
 	dst = append(dst, ",\"path\":"...)
 	if !validJSONPointer(v.Path) {
 		return dst[:start], encodeError("CopyOperation", "path", errPointer)
 	}
-	dst = appendString(dst, v.Path)
+	dst = AppendJSONString(dst, v.Path)
 	dst, err = appendExtra(dst, v.Extra)
 	if err != nil {
 		return dst[:start], encodeError("CopyOperation", "Extra", err)
@@ -2149,7 +2149,7 @@ func (v *TestOperation) AppendJSON(dst []byte) (_ []byte, err error) {
 	if !validJSONPointer(v.Path) {
 		return dst[:start], encodeError("TestOperation", "path", errPointer)
 	}
-	dst = appendString(dst, v.Path)
+	dst = AppendJSONString(dst, v.Path)
 	dst = append(dst, ",\"value\":"...)
 	if v.Value == nil {
 		dst = append(dst, "null"...)
@@ -2278,7 +2278,7 @@ func appendStringList(dst []byte, list []string) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, list[i])
+		dst = AppendJSONString(dst, list[i])
 	}
 	return append(dst, ']'), nil
 }

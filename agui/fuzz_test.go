@@ -2,9 +2,11 @@ package agui
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/agui-go/sdk/internal/spectest"
@@ -100,4 +102,74 @@ func mustAppend(t *testing.T, ev Event) []byte {
 		t.Fatalf("a decoded event does not encode: %v", err)
 	}
 	return out
+}
+
+// FuzzAppendJSONString: for any Go string the escaper writes one valid JSON
+// string, with no raw line break to end an SSE data line, that
+// encoding/json decodes back to the input (each invalid byte read as
+// U+FFFD); its bytes are those of JSON.stringify's rules applied one
+// character at a time (see stringifyByRunes), and encoding the decoded
+// string again gives them once more. What dst held is kept.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "Hello, world! ", "a\"b\\c/d", "\x00\x1f\x7f\b\f\n\r\t", "\u2028\u2029\ufeff",
+		"日本語のテキスト、😀👍🏽", "\xff\xfe", "\xed\xa0\x80", "\xe6\x97", "\xf0\x9f\x98\"", "line one\nline \"two\"\n",
+		"0123456789abcdef\x80", "abcdefgh\"ijklmnop\\"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := AppendJSONString([]byte("data:"), s)
+		if string(out[:5]) != "data:" {
+			t.Fatalf("the prefix changed: %q", out)
+		}
+		out = out[5:]
+		if want := stringifyByRunes(s); string(out) != want {
+			t.Fatalf("AppendJSONString(%q)\n = %q\nwant %q", s, out, want)
+		}
+		if !json.Valid(out) || bytes.ContainsAny(out, "\r\n") {
+			t.Fatalf("AppendJSONString(%q) = %q: not one JSON string on one line", s, out)
+		}
+		var back string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("AppendJSONString(%q) = %q: %v", s, out, err)
+		}
+		if want := string([]rune(s)); back != want { // []rune reads an invalid byte as U+FFFD
+			t.Fatalf("AppendJSONString(%q) reads back as %q, want %q", s, back, want)
+		}
+		if again := AppendJSONString(nil, back); !bytes.Equal(again, out) {
+			t.Fatalf("encoding %q again gives %q, not %q", back, again, out)
+		}
+	})
+}
+
+// stringifyByRunes is JSON.stringify's QuoteJSONString, one character at a
+// time, for the string a peer reads from s: the model AppendJSONString's
+// word-at-a-time scan must agree with.
+func stringifyByRunes(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s { // an invalid byte is a U+FFFD of its own
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -32,17 +32,18 @@ func TestAppendString(t *testing.T) {
 		{name: "multi-byte raw", in: "é日本", want: `"é日本"`},
 		{name: "emoji raw", in: "hi 😀!", want: `"hi 😀!"`},
 		{name: "valid U+FFFD raw", in: "\uFFFD", want: "\"\uFFFD\""},
-		{name: "invalid byte", in: "a\xffb", want: `"a\ufffdb"`},
-		{name: "truncated sequence at end", in: "a\xc3", want: `"a\ufffd"`},
-		{name: "encoded surrogate is three invalid bytes", in: "\xed\xa0\x80", want: `"\ufffd\ufffd\ufffd"`},
-		{name: "overlong encoding", in: "\xc0\xaf", want: `"\ufffd\ufffd"`},
-		{name: "mixed", in: "\"x\"\n\xff😀\t", want: `"\"x\"\n\ufffd😀\t"`},
+		{name: "invalid byte is a raw U+FFFD", in: "a\xffb", want: "\"a\uFFFDb\""},
+		{name: "truncated sequence at end", in: "a\xc3", want: "\"a\uFFFD\""},
+		{name: "truncated sequence is one U+FFFD a byte", in: "\xf0\x9f\x98!", want: "\"\uFFFD\uFFFD\uFFFD!\""},
+		{name: "encoded surrogate is three invalid bytes", in: "\xed\xa0\x80", want: "\"\uFFFD\uFFFD\uFFFD\""},
+		{name: "overlong encoding", in: "\xc0\xaf", want: "\"\uFFFD\uFFFD\""},
+		{name: "mixed", in: "\"x\"\n\xff😀\t", want: `"\"x\"\n` + "\uFFFD" + `😀\t"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := appendString([]byte("prefix:"), tt.in)
+			got := AppendJSONString([]byte("prefix:"), tt.in)
 			if string(got) != "prefix:"+tt.want {
-				t.Errorf("appendString(%q) = %s, want %s", tt.in, got[len("prefix:"):], tt.want)
+				t.Errorf("AppendJSONString(%q) = %s, want %s", tt.in, got[len("prefix:"):], tt.want)
 			}
 			var back string
 			if err := json.Unmarshal(got[len("prefix:"):], &back); err != nil {
@@ -60,7 +61,7 @@ func TestAppendStringAllBytes(t *testing.T) {
 	// back to the input (or U+FFFD for bytes that are not UTF-8 on their own).
 	for c := 0; c < 256; c++ {
 		in := string([]byte{byte(c)})
-		out := appendString(nil, in)
+		out := AppendJSONString(nil, in)
 		if bytes.ContainsAny(out, "\r\n") {
 			t.Errorf("byte %#x: output %q contains a raw line break", c, out)
 		}
@@ -79,10 +80,14 @@ func TestAppendStringAllBytes(t *testing.T) {
 }
 
 func TestAppendStringNoAllocs(t *testing.T) {
-	buf := make([]byte, 0, 256)
-	for _, s := range []string{"hello", "line\nbreak \"quoted\" \x01", "日本 😀 \xff"} {
-		if n := testing.AllocsPerRun(100, func() { buf = appendString(buf[:0], s) }); n != 0 {
-			t.Errorf("appendString(%q) allocates %v times with spare capacity", s, n)
+	inputs := []string{"hello", "line\nbreak \"quoted\" \x01", "日本 😀 \xff"}
+	for _, bb := range stringBenches {
+		inputs = append(inputs, bb.in)
+	}
+	buf := make([]byte, 0, 16<<10)
+	for _, s := range inputs {
+		if n := testing.AllocsPerRun(100, func() { buf = AppendJSONString(buf[:0], s) }); n != 0 {
+			t.Errorf("AppendJSONString(%q) allocates %v times with spare capacity", s, n)
 		}
 	}
 }
@@ -279,54 +284,32 @@ func FuzzAppendRaw(f *testing.F) {
 	})
 }
 
-// FuzzAppendString checks that any Go string encodes to one valid JSON
-// string without raw line breaks that decodes back to the input (with
-// invalid UTF-8 replaced, as encoding/json does).
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "a\"b\\c", "\x00\n\u2028", "\xff\xfe", "😀"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := appendString(nil, s)
-		if bytes.ContainsAny(out, "\r\n") {
-			t.Fatalf("raw line break in %q", out)
-		}
-		var back string
-		if err := json.Unmarshal(out, &back); err != nil {
-			t.Fatalf("appendString(%q) = %q: %v", s, out, err)
-		}
-		if want := invalidToReplacement(s); back != want {
-			t.Fatalf("round trip of %q = %q, want %q", s, back, want)
-		}
-	})
-}
-
-// invalidToReplacement replaces each invalid byte (not each invalid run, as
-// strings.ToValidUTF8 does) with U+FFFD.
-func invalidToReplacement(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteRune(r)
-	}
-	return b.String()
+// stringBenches are the strings BenchmarkAppendString encodes: text deltas
+// as a model streams them (short, mostly ASCII, an escape now and then),
+// longer text, escape-heavy text, and text in other scripts.
+var stringBenches = []struct {
+	name string
+	in   string
+}{
+	{name: "ascii-5", in: "Hello"},
+	{name: "ascii-14", in: "Hello, world! "},
+	{name: "ascii-100", in: strings.Repeat("The quick brown fox jumps over the lazy dog. ", 3)[:100]},
+	{name: "ascii-4k", in: strings.Repeat("The quick brown fox jumps over the lazy dog. ", 92)[:4096]},
+	{name: "occasional-escapes-100", in: "Sure! Here is the \"plan\":\n1. Read the file.\n2. Fix the bug in parse().\n3. Run the tests again, please."},
+	{name: "escape-heavy", in: "line one\nline \"two\"\twith \\ backslash\r\n{\"a\":\"b\",\"c\":[\"d\"]}\n"},
+	{name: "latin-accents", in: "Ça va très bien, merci ! Où est la bibliothèque ? À demain."},
+	{name: "cjk", in: "こんにちは、世界。今日はとてもいい天気ですね。散歩に行きましょう。"},
+	{name: "emoji", in: "Great job! 🎉🎉 👍🏽 Let's ship it 🚀 — done ✅"},
 }
 
 func BenchmarkAppendString(b *testing.B) {
-	benches := []struct {
-		name string
-		in   string
-	}{
-		{name: "short-ascii-delta", in: "Hello! How can I help you today?"},
-		{name: "escapes", in: "line one\nline \"two\"\twith \\ backslash\r\n"},
-		{name: "unicode", in: "こんにちは、世界 😀 — ça va?"},
-	}
-	for _, bb := range benches {
+	for _, bb := range stringBenches {
 		b.Run(bb.name, func(b *testing.B) {
-			buf := make([]byte, 0, 256)
+			buf := make([]byte, 0, 2*len(bb.in)+2)
 			b.SetBytes(int64(len(bb.in)))
 			b.ReportAllocs()
 			for b.Loop() {
-				buf = appendString(buf[:0], bb.in)
+				buf = AppendJSONString(buf[:0], bb.in)
 			}
 		})
 	}
@@ -353,47 +336,86 @@ func BenchmarkAppendRaw(b *testing.B) {
 	}
 }
 
-// FuzzSkipSafe holds the word-at-a-time scan to the byte table: from any
-// start it stops at the first byte that needs escaping or checking, and
-// never passes one. Only in the last word of s may it stop early, at a
-// safe byte (see skipSafe), and never before its start.
-func FuzzSkipSafe(f *testing.F) {
-	for _, s := range []string{"", "Hello, world! ", "abcdefgh\"", "\x1f1234567", "1234567\\", "0123456789abcde\x80", "!#[]]]]]]]", "é, world ab"} {
+// verbatimByRunes is verbatim one character at a time, with the standard
+// library's UTF-8 decoder.
+func verbatimByRunes(s string, i int) int {
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if escapeOf[c] != 0 {
+				return i
+			}
+			i++
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		if n == 1 {
+			return i
+		}
+		i += n
+	}
+	return i
+}
+
+// FuzzVerbatim holds the word-at-a-time scan to a scan by characters: from
+// any start, even inside a character, it stops exactly at the first byte
+// to escape or not part of valid UTF-8.
+func FuzzVerbatim(f *testing.F) {
+	for _, s := range []string{"", "Hello, world! ", "abcdefgh\"", "\x1f1234567", "1234567\\", "0123456789abcde\x80", "!#[]]]]]]]", "é, world ab", "\n\xff\n\xff\n\xff\n\xff\n", "日本語のテキスト\n", "\xed\xa0\x80abcdefgh"} {
 		f.Add(s, 0)
 	}
 	f.Fuzz(func(t *testing.T, s string, i int) {
 		if i < 0 || i > len(s) {
 			return
 		}
-		first := i
-		for first < len(s) && safeByte[s[first]] {
-			first++
-		}
-		got := skipSafe(s, i)
-		if got == first {
-			return
-		}
-		if got < i || got > first || got < len(s)-8 {
-			t.Fatalf("skipSafe(%q, %d) = %d, first unsafe byte at %d", s, i, got, first)
+		if got, want := verbatim(s, i), verbatimByRunes(s, i); got != want {
+			t.Fatalf("verbatim(%q, %d) = %d, want %d", s, i, got, want)
 		}
 	})
 }
 
-func TestSkipSafeEveryLane(t *testing.T) {
-	// Every byte value in every lane of a word, after a clean word, from
-	// every start: the scan stops exactly where the table says.
+func TestVerbatimEveryLane(t *testing.T) {
+	// Every byte value in every lane of two words, in strings of every
+	// length that holds it, from every start, with an escape or a wide
+	// byte before the start, which the scan must not see.
 	for c := range 256 {
 		for lane := range 16 {
-			b := []byte("abcdefghijklmnop")
-			b[lane] = byte(c)
-			s := string(b)
-			for i := 0; i < lane; i++ {
-				want := len(s)
-				if !safeByte[c] {
-					want = lane
+			for _, before := range []byte{'a', '"', 0, 0x80, 0xe6} {
+				for n := lane + 1; n <= 16; n++ {
+					b := []byte("abcdefghijklmnop")[:n]
+					b[lane] = byte(c)
+					for i := 0; i <= lane; i++ {
+						if i > 0 {
+							b[i-1] = before
+						}
+						s := string(b)
+						if got, want := verbatim(s, i), verbatimByRunes(s, i); got != want {
+							t.Fatalf("verbatim(%q, %d) = %d, want %d", s, i, got, want)
+						}
+					}
 				}
-				if got := skipSafe(s, i); got != want {
-					t.Fatalf("skipSafe(%q, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	}
+}
+
+func TestVerbatimSequences(t *testing.T) {
+	// Every lead byte and second byte, with the third and fourth at the
+	// edges of the continuation range, whole and cut short, alone and
+	// after a word of ASCII, before ASCII and before the end: verbatim
+	// stops where the standard library's decoder says.
+	edges := []byte{0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xff}
+	for c := 0x80; c < 0x100; c++ {
+		for b1 := range 256 {
+			for _, b2 := range edges {
+				for _, b3 := range edges {
+					full := []byte{byte(c), byte(b1), b2, b3}
+					for n := 1; n <= 4; n++ {
+						for _, s := range []string{string(full[:n]), "abcdefgh" + string(full[:n]) + "z"} {
+							if got, want := verbatim(s, 0), verbatimByRunes(s, 0); got != want {
+								t.Fatalf("verbatim(%q, 0) = %d, want %d", s, got, want)
+							}
+						}
+					}
 				}
 			}
 		}

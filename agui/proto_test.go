@@ -390,7 +390,8 @@ func TestProtoEmptyValue(t *testing.T) {
 }
 
 // TestProtoInvalidUTF8 checks that a Go string that is not UTF-8 goes on
-// the protobuf wire as the text its JSON encoding carries.
+// the protobuf wire as the text its JSON encoding carries, and that the
+// event read back from protobuf has the same JSON bytes.
 func TestProtoInvalidUTF8(t *testing.T) {
 	ev := agui.NewTextMessageContent("m", "a\xffb")
 	js, _ := ev.AppendJSON(nil)
@@ -405,6 +406,13 @@ func TestProtoInvalidUTF8(t *testing.T) {
 	want, _ := viaJSON.(*agui.TextMessageContent).AppendProto(nil)
 	if !bytes.Equal(b, want) {
 		t.Fatalf("got %x, want %x", b, want)
+	}
+	back, err := agui.EventProtoToJSON(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back, js) {
+		t.Fatalf("from protobuf %s, from the event %s", back, js)
 	}
 }
 

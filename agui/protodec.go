@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -105,7 +104,7 @@ func (t *protoReader) event(dst, b []byte) ([]byte, error) {
 		return dst, protoErr("the envelope carries " + string(ev.typ) + " but the base event declares " + declared)
 	}
 	dst = append(dst, `{"type":`...)
-	dst = appendString(dst, string(ev.typ))
+	dst = AppendJSONString(dst, string(ev.typ))
 	if dst, err = t.fields(dst, bm, protoMsgBase, true); err != nil {
 		return dst, err
 	}
@@ -391,7 +390,7 @@ func (t *protoReader) fields(dst []byte, m []protoEntry, d *protoMsg, comma bool
 			if comma {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, f.name)
+			dst = AppendJSONString(dst, f.name)
 			return append(dst, ':')
 		}
 		var wrote bool
@@ -536,9 +535,9 @@ func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error
 			return dst, false, err
 		}
 		dst = append(dst, '{')
-		dst = appendString(dst, u.disc)
+		dst = AppendJSONString(dst, u.disc)
 		dst = append(dst, ':')
-		dst = appendString(dst, v.disc)
+		dst = AppendJSONString(dst, v.disc)
 		dst, err = t.fields(dst, pm, v.msg, true)
 		t.done(pm)
 		return append(dst, '}'), true, err
@@ -557,7 +556,7 @@ func (t *protoReader) union(dst, raw []byte, u *protoUnion) ([]byte, bool, error
 		disc = string(s)
 	}
 	dst = append(dst, '{')
-	dst = appendString(dst, u.disc)
+	dst = AppendJSONString(dst, u.disc)
 	dst = append(dst, ':')
 	dst = appendProtoString(dst, []byte(disc))
 	for i := range u.variants {
@@ -636,7 +635,7 @@ func (t *protoReader) foreign(dst []byte, m []protoEntry, u *protoUnion, v *prot
 		}
 		mark := len(dst)
 		dst = append(dst, ',')
-		dst = appendString(dst, f.name)
+		dst = AppendJSONString(dst, f.name)
 		dst = append(dst, ':')
 		var keep bool
 		var err error
@@ -675,7 +674,7 @@ func (t *protoReader) flatten(dst []byte, m []protoEntry, f *protoField, sep fun
 	}
 	dst = sep(dst)
 	dst = append(dst, '{')
-	dst = appendString(dst, f.union.disc)
+	dst = AppendJSONString(dst, f.union.disc)
 	dst = append(dst, ':')
 	dst = appendProtoString(dst, s)
 	var chosen *protoVariant
@@ -938,24 +937,10 @@ func errNilUnion(name string) error {
 }
 
 // appendProtoString appends a protobuf string as a JSON string. Bytes that
-// are not UTF-8 become U+FFFD itself, not its escape, as a UTF-8 decoder
-// such as the reference's reads them; so the JSON text of a decoded event
-// does not change when it is encoded and decoded again.
+// are not UTF-8 become U+FFFD, as AppendJSONString writes them, so the JSON
+// text of an event read from protobuf is the JSON text of the same event.
 func appendProtoString(dst, s []byte) []byte {
-	if utf8.Valid(s) {
-		return appendString(dst, string(s))
-	}
-	clean := make([]byte, 0, len(s)+8)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			clean = utf8.AppendRune(clean, utf8.RuneError)
-		} else {
-			clean = append(clean, s[i:i+size]...)
-		}
-		i += size
-	}
-	return appendString(dst, string(clean))
+	return AppendJSONString(dst, string(s))
 }
 
 // valueSet reports whether the google.protobuf.Value message b has a kind

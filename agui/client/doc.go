@@ -39,7 +39,7 @@
 // [agui.WarnFraming]), this package's for its shims ([WarnLegacy],
 // [WarnEra], [WarnVersion]), and the reducer's (package conversation).
 //
-// Plain text deltas, which are most of any answer, take a fast path that
-// decodes them without the general decoder and amortises their
+// Text deltas, which are most of any answer, take a fast path that decodes
+// them, escapes and all, without the general decoder and amortises their
 // allocations (see fastpath.go).
 package client

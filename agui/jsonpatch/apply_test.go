@@ -117,6 +117,22 @@ func TestApply(t *testing.T) {
 	}
 }
 
+// TestApplyWritesStringsAsTheCodec: Apply writes strings with the codec's
+// escaper, so a patched document has the bytes JSON.stringify gives the
+// reference's state: \b and \f, not \u0008 and \u000c; the other controls
+// as lower-case \u00xx; '/', DEL, U+2028 and U+2029 raw.
+func TestApplyWritesStringsAsTheCodec(t *testing.T) {
+	doc := json.RawMessage(`{"s\b":"\u0008\f\u000C\u001F\/\u007f\u2028\u2029\"\\"}`)
+	got, err := jsonpatch.Apply(doc, agui.JSONPatch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\"s\\b\":\"\\b\\f\\f\\u001f/\x7f\u2028\u2029\\\"\\\\\"}"
+	if string(got) != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
 // TestApplyKeepsMemberOrder: a patched document reads as it was written,
 // members in place and new ones last, like the reference's JavaScript
 // objects.

@@ -1,13 +1,13 @@
 package jsonpatch
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
 	"slices"
 	"strconv"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/jsontree"
 )
 
 // The diff is small on purpose: it walks two decoded documents, recursing
@@ -21,11 +21,11 @@ import (
 // Applying it to a with Apply gives a document equal to b. Equal documents
 // give an empty patch.
 func Diff(a, b json.RawMessage) (agui.JSONPatch, error) {
-	ta, err := decodeGeneric(a)
+	ta, err := jsontree.Decode(a)
 	if err != nil {
 		return nil, err
 	}
-	tb, err := decodeGeneric(b)
+	tb, err := jsontree.Decode(b)
 	if err != nil {
 		return nil, err
 	}
@@ -39,16 +39,6 @@ func Diff(a, b json.RawMessage) (agui.JSONPatch, error) {
 // deterministic.
 func DiffValues(a, b any) (agui.JSONPatch, error) {
 	return diffTrees(nil, "", a, b)
-}
-
-func decodeGeneric(raw []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var tree any
-	if err := d.Decode(&tree); err != nil {
-		return nil, err
-	}
-	return tree, nil
 }
 
 // diffTrees appends to ops the operations that turn a into b at the JSON

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agui-go/sdk/agui"
 )
 
 // Apply works on its own decoded form of a document rather than on
@@ -170,7 +171,7 @@ func encode(dst []byte, v any) []byte {
 	case json.Number:
 		return append(dst, v...)
 	case string:
-		return appendString(dst, v)
+		return agui.AppendJSONString(dst, v)
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range v {
@@ -187,7 +188,7 @@ func encode(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, k)
+			dst = agui.AppendJSONString(dst, k)
 			dst = append(dst, ':')
 			if len(keys) > 0 && &keys[0] == &v.keys[0] {
 				dst = encode(dst, v.vals[i]) // insertion order: values line up
@@ -199,51 +200,6 @@ func encode(dst []byte, v any) []byte {
 		return append(dst, '}')
 	}
 	panic("jsonpatch: foreign node type") // unreachable: nodes come from decode
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString quotes s as a JSON string. Unlike encoding/json it does not
-// escape <, > and &: state is data, not HTML.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // clone deep-copies a node, so that a value copied into two places of a

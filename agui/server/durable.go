@@ -247,7 +247,7 @@ func (d *durableRuns) serveRoute(w http.ResponseWriter, r *http.Request, runID, 
 		}
 	}
 	d.attach(runID)
-	d.detach(runID, d.stream(w, r, enc, runID, after), readerCause(r))
+	d.detach(runID, d.stream(w, r, enc, runID, after, nil), readerCause(r))
 }
 
 // readerCause is why a reader of a durable run stopped reading when it
@@ -435,6 +435,12 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 		rejectLog(w, input.RunID, err)
 		return
 	}
+	// On a log whose appends are visible at once, this request's stream is
+	// fed by the appends themselves (logTee); otherwise it reads the log.
+	var tee *logTee
+	if v, ok := lw.(runlog.Visible); ok && v.AppendsVisible() {
+		tee = newLogTee(w, enc, &h.cfg)
+	}
 	// The run answers to the log and its readers, not to this request: its
 	// parent keeps the request's values but not its cancellation.
 	parent, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
@@ -469,7 +475,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 			case <-stop:
 			}
 		}()
-		if err := runner.streamToLog(lw); err != nil { // only a nil agent gets here
+		if err := runner.streamToLog(lw, tee); err != nil { // only a nil agent gets here
 			data, _ := agui.NewRunError(err.Error()).AppendJSON(nil)
 			_, _ = lw.Append(data, true)
 		}
@@ -486,7 +492,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	}()
 
 	d.attach(input.RunID)
-	d.detach(input.RunID, d.stream(w, r, enc, input.RunID, 0), readerCause(r))
+	d.detach(input.RunID, d.stream(w, r, enc, input.RunID, 0, tee), readerCause(r))
 	if d.grace <= 0 {
 		// As without durable runs: the request returns once the agent has.
 		<-lr.done

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -192,6 +193,7 @@ func logTerminal(t *testing.T, log runlog.Log, runID string) (typ, code, message
 		if err != nil {
 			t.Fatal(err)
 		}
+		e.Data = bytes.Clone(e.Data) // valid until the read goes on
 		entries = append(entries, e)
 	}
 	var ev struct{ Type, Code, Message string }

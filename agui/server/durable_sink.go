@@ -11,21 +11,29 @@ import (
 // That is what lets a run outlive its connection.
 type logSink struct {
 	w runlog.Writer
+	// tee, when set, is the stream of the POST that started the run, fed
+	// from the appends (see logTee).
+	tee *logTee
 }
 
 func (s *logSink) deliver(e *emitter, ev agui.Event) error {
 	t := ev.Type()
-	_, err := s.w.Append(e.out[e.frame:], t == agui.EventTypeRunFinished || t == agui.EventTypeRunError)
+	terminal := t == agui.EventTypeRunFinished || t == agui.EventTypeRunError
+	data := e.out[e.frame:]
+	seq, err := s.w.Append(data, terminal)
+	if err == nil && s.tee != nil {
+		s.tee.add(seq, ev, data, terminal)
+	}
 	e.out = e.out[:0]
 	return err
 }
 
-// streamToLog drives r with every event going to w.
-func (r *Runner[S]) streamToLog(w runlog.Writer) error {
+// streamToLog drives r with every event going to w, and to tee if set.
+func (r *Runner[S]) streamToLog(w runlog.Writer, tee *logTee) error {
 	if err := r.begin(); err != nil {
 		return err
 	}
-	e := r.newEmitter(&logSink{w: w}, false)
+	e := r.newEmitter(&logSink{w: w, tee: tee}, false)
 	// Every logged event goes out as an SSE frame to some reader: one the
 	// reader's frame limit refuses would break every stream of the run, so
 	// it fails at its emit, as without durable runs.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/protoframe"
@@ -17,21 +18,40 @@ import (
 // logged event is decoded and framed as the binding frames it, which has no
 // place for a sequence: the bytes are those of the same run without durable
 // runs.
-func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64) (ended bool) {
+//
+// With tee (the POST of a run on a log whose appends are visible at once),
+// the stream is fed by the run's appends until the tee stops; then, if the
+// run has not ended, it reads the log from where the tee stopped.
+func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, tee *logTee) (ended bool) {
 	cfg := d.cfg
-	startStream(w, enc)
 	ctx, stop := d.readContext(r, runID)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	keepAlive := cfg.keepAlive
-	if enc == encodingProtobuf {
-		keepAlive = 0
+	var out *streamWriter
+	if tee != nil {
+		out = tee.out
+	} else {
+		startStream(w, enc)
+		// A write that fails stops the reader, which may be waiting for
+		// an event of an idle run.
+		out = newStreamWriter(w, cfg, keepAliveOf(enc, cfg), new(sync.Mutex), new(queue), cancel)
 	}
-	// A write that fails stops the reader, which may be waiting for an
-	// event of an idle run.
-	out := newStreamWriter(w, cfg, keepAlive, new(sync.Mutex), new(queue), cancel)
 	defer out.close()
+	if tee != nil {
+		select {
+		case <-tee.done:
+		case <-ctx.Done():
+		}
+		var gone error
+		out.mu.Lock()
+		tee.stopped = true // from here on the log feeds the stream
+		ended, after, gone = tee.ended, tee.last, out.err
+		out.mu.Unlock()
+		if ended || gone != nil || ctx.Err() != nil {
+			return ended
+		}
+	}
 	var proto []byte
 	for e, err := range d.log.Read(ctx, runID, after) {
 		if err != nil {
@@ -63,6 +83,95 @@ func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encodin
 		}
 	}
 	return false
+}
+
+// keepAliveOf is the keep-alive interval of a stream in enc: none in
+// protobuf, whose framing has no comment frame to carry one.
+func keepAliveOf(enc encoding, cfg *handlerConfig) time.Duration {
+	if enc == encodingProtobuf {
+		return 0
+	}
+	return cfg.keepAlive
+}
+
+// logTee is the stream of the POST that started a durable run, fed by the
+// run's appends to a log whose appends are visible at once
+// ([runlog.Visible]), rather than by reading each event back: what the
+// client gets is still exactly what the log holds, without a reader
+// woken for every event.
+//
+// A durable run has no backpressure: a client that falls behind must not
+// slow the run down. So the tee never waits. Once its queue reaches the
+// bound while the client reads, it stops, and the stream goes on from the
+// log where the tee stopped (stream). Its fields are guarded by out.mu.
+type logTee struct {
+	out     *streamWriter
+	enc     encoding
+	last    uint64 // the sequence of the last event queued
+	stopped bool   // no more events are queued
+	ended   bool   // the terminal event was queued
+	done    chan struct{}
+}
+
+// newLogTee starts the response's stream and returns its tee.
+func newLogTee(w http.ResponseWriter, enc encoding, cfg *handlerConfig) *logTee {
+	startStream(w, enc)
+	t := &logTee{enc: enc, done: make(chan struct{})}
+	t.out = newStreamWriter(w, cfg, keepAliveOf(enc, cfg), new(sync.Mutex), new(queue), func(error) { t.stop() })
+	return t
+}
+
+// stop ends the tee. Called with out.mu held.
+func (t *logTee) stop() {
+	if !t.stopped {
+		t.stopped = true
+		close(t.done)
+	}
+}
+
+// add queues event seq (ev, whose JSON is data) and writes it as the
+// stream's policy says. Called from the run's emit path, after the append.
+func (t *logTee) add(seq uint64, ev agui.Event, data []byte, terminal bool) {
+	s := t.out
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.stopped {
+		return
+	}
+	if s.closed || s.err != nil || (!terminal && len(s.q.out)+s.inflight >= s.maxBuffered) {
+		t.stop()
+		return
+	}
+	s.q.acquire()
+	mark := len(s.q.out)
+	if t.enc == encodingProtobuf {
+		out, err := protoframe.AppendFrame(s.q.out, ev)
+		if err != nil { // cannot be: the event was encoded as JSON already
+			s.q.out = s.q.out[:mark]
+			t.stop()
+			return
+		}
+		s.q.out = out
+	} else {
+		s.q.out = appendSSE(s.q.out, seq, data)
+	}
+	t.last = seq
+	if terminal {
+		t.ended = true
+	}
+	_ = s.queued(true)
+	if terminal {
+		t.stop()
+	}
+}
+
+// appendSSE appends the SSE frame of logged event seq, whose JSON is data.
+func appendSSE(b []byte, seq uint64, data []byte) []byte {
+	b = append(b, "id: "...)
+	b = strconv.AppendUint(b, seq, 10)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	return append(b, "\n\n"...)
 }
 
 // endUnfollowed ends a reader's stream whose log read failed with RUN_ERROR
@@ -117,11 +226,12 @@ func (d *durableRuns) readContext(r *http.Request, runID string) (context.Contex
 
 // protoFrame appends the protobuf frame of a logged event (its JSON).
 //
-// It decodes the event's JSON to encode it again, for every event of every
-// protobuf reader. Framing without the decode needs the run log to keep the
-// protobuf encoding beside the JSON (runlog.Writer.Append takes one), a
-// change of the log's format left for when protobuf readers of durable runs
-// are common enough to pay for it.
+// It decodes the event's JSON to encode it again, for every event a
+// protobuf reader reads from the log (a POST fed by its run's appends,
+// logTee, frames the event itself). Framing without the decode needs the
+// run log to keep the protobuf encoding beside the JSON
+// (runlog.Writer.Append takes one), a change of the log's format left for
+// when protobuf readers of durable runs are common enough to pay for it.
 func protoFrame(dst, data []byte) ([]byte, error) {
 	ev, err := agui.DecodeEvent(data)
 	if err != nil {
@@ -140,16 +250,10 @@ func (s *streamWriter) add(seq uint64, data []byte, last bool) error {
 		return ErrClientDisconnected
 	}
 	s.q.acquire()
-	b := s.q.out
 	if seq == 0 {
-		b = append(b, data...)
+		s.q.out = append(s.q.out, data...)
 	} else {
-		b = append(b, "id: "...)
-		b = strconv.AppendUint(b, seq, 10)
-		b = append(b, "\ndata: "...)
-		b = append(b, data...)
-		b = append(b, "\n\n"...)
+		s.q.out = appendSSE(s.q.out, seq, data)
 	}
-	s.q.out = b
 	return s.queued(last)
 }

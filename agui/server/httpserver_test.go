@@ -90,7 +90,9 @@ func rest(r *sse.Reader) ([]agui.Event, error) {
 func TestHTTPServerShutdownEndsLiveRuns(t *testing.T) {
 	const runs = 20
 	causes := make(chan error, runs)
+	running := make(chan struct{}, runs)
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		running <- struct{}{}
 		// RUN_STARTED goes out at once, so the shutdown may come before
 		// this emit: it then fails as cancelled, and the agent still
 		// reports the cause it saw.
@@ -112,6 +114,12 @@ func TestHTTPServerShutdownEndsLiveRuns(t *testing.T) {
 		resp, r := openRun(t, client, url)
 		defer resp.Body.Close()
 		readers[i] = r
+	}
+	// A run the shutdown cancels before its agent is called ends as
+	// cancelled without calling it: wait until every agent runs, so that
+	// each reports the cause it saw.
+	for range runs {
+		<-running
 	}
 	shutdown()
 	for i, r := range readers {

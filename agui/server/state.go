@@ -6,6 +6,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/jsonpatch"
+	"github.com/agui-go/sdk/internal/jsontree"
 )
 
 // This file holds the typed state of a run. PublishState sends STATE_DELTA
@@ -26,7 +27,7 @@ func (rc *RunContext[S]) initState(pre *S) error {
 	} else if err := json.Unmarshal(raw, &rc.state); err != nil {
 		return serializationError(err)
 	}
-	tree, err := decodeTree(raw)
+	tree, err := jsontree.Decode(raw)
 	if err != nil {
 		return serializationError(err)
 	}
@@ -144,16 +145,6 @@ func encodeTree(v any) (json.RawMessage, any, error) {
 		return nil, nil, err
 	}
 	raw = buf.Bytes()
-	tree, err := decodeTree(raw)
+	tree, err := jsontree.Decode(raw)
 	return raw, tree, err
-}
-
-func decodeTree(raw []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var tree any
-	if err := d.Decode(&tree); err != nil {
-		return nil, err
-	}
-	return tree, nil
 }

@@ -108,8 +108,11 @@ func init() { writerLinger.Store(int64(500 * time.Microsecond)) }
 func linger() time.Duration { return time.Duration(writerLinger.Load()) }
 
 // handoffCost is about what waking another goroutine for a write costs. A
-// write that took less is cheaper done by the goroutine that queued it.
-const handoffCost = 2 * time.Microsecond
+// write that took less is cheaper done by the goroutine that queued it: a
+// writer in memory. A write to a socket is a system call, which takes
+// longer even on a fast machine, so a socket's writes are handed off when
+// frames follow each other closely, and coalesce.
+const handoffCost = time.Microsecond
 
 // slowWrites is how many writes in a row must take longer than handoffCost
 // for writes to count as costly again.
@@ -151,11 +154,12 @@ func newStreamWriter(w http.ResponseWriter, cfg *handlerConfig, keepAlive time.D
 	return s
 }
 
-// queued is told, with mu held, that frames were appended to q; last says
-// the stream's terminal frame is among them. It writes them, wakes the
-// writer or starts it, and waits while the queue is past its bound. A
-// non-nil error means the client is gone (or the stream was closed).
-func (s *streamWriter) queued(last bool) error {
+// queued is told, with mu held, that frames were appended to q. It writes
+// them, wakes the writer or starts it, and, unless nowait (the terminal
+// frame, which is the last anyone queues), waits while the queue is past
+// its bound. A non-nil error means the client is gone (or the stream was
+// closed).
+func (s *streamWriter) queued(nowait bool) error {
 	if s.err != nil {
 		return s.err
 	}
@@ -165,9 +169,8 @@ func (s *streamWriter) queued(last bool) error {
 	switch {
 	case s.writing:
 		// The write in flight takes the queue when it ends. Past the
-		// bound the queuing goroutine waits for that, except with the
-		// terminal frame, which is the last anyone queues.
-		for !last && s.writing && s.err == nil && len(s.q.out)+s.inflight >= s.maxBuffered {
+		// bound the queuing goroutine waits for that.
+		for !nowait && s.writing && s.err == nil && len(s.q.out)+s.inflight >= s.maxBuffered {
 			s.await()
 		}
 	case s.cheap || !s.running && clock()-s.lastEnd >= linger():
@@ -182,7 +185,7 @@ func (s *streamWriter) queued(last bool) error {
 		}
 		// The writer is on its way: past the bound, wait for it to take
 		// the queue, as while it writes.
-		for !last && s.running && !s.writing && s.err == nil && len(s.q.out) >= s.maxBuffered {
+		for !nowait && s.running && !s.writing && s.err == nil && len(s.q.out) >= s.maxBuffered {
 			s.await()
 		}
 	default:

@@ -129,6 +129,21 @@ func (r *Reader) Next() ([]byte, error) {
 	if data, ok := r.buffered(); ok {
 		return data, nil
 	}
+	if r.br.Buffered() == 0 {
+		// Nothing is buffered: read before choosing a way. A server that
+		// flushes every frame makes each read return one frame, and
+		// without this every frame would go the general way below.
+		if _, err := r.br.Peek(1); err != nil {
+			// Peek hands the error over once: keep it, as the general
+			// loop would with nothing of a frame read.
+			r.frameOff, r.lineOff = r.off, r.off
+			r.err = err
+			return nil, err
+		}
+		if data, ok := r.buffered(); ok {
+			return data, nil
+		}
+	}
 	r.frame, r.hasData = r.frame[:0], false
 	for {
 		line, err := r.line()

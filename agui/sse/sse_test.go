@@ -58,6 +58,7 @@ func TestReader(t *testing.T) {
 				func(r io.Reader) io.Reader { return r },
 				iotest.OneByteReader,
 				iotest.HalfReader,
+				framewise,
 			} {
 				got, err := collect(t, wrap(strings.NewReader(tt.in)), 0)
 				if err != nil {
@@ -68,6 +69,56 @@ func TestReader(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// frameReader returns, on each Read, the stream up to and including its
+// next blank line (LF LF): one frame a read, as a socket from a server that
+// flushes every frame does.
+type frameReader struct{ rest []byte }
+
+func framewise(r io.Reader) io.Reader {
+	b, _ := io.ReadAll(r)
+	return &frameReader{b}
+}
+
+func (r *frameReader) Read(p []byte) (int, error) {
+	if len(r.rest) == 0 {
+		return 0, io.EOF
+	}
+	n := len(r.rest)
+	if i := bytes.Index(r.rest, []byte("\n\n")); i >= 0 {
+		n = i + 2
+	}
+	n = copy(p, r.rest[:n])
+	r.rest = r.rest[n:]
+	return n, nil
+}
+
+// A frame that a read brings in whole is read in place, however few bytes
+// the reads before it left in the buffer: the general loop, which copies,
+// is not used.
+func TestReaderFramePerRead(t *testing.T) {
+	var stream []byte
+	for i := range 100 {
+		stream = AppendFrame(stream, []byte(strings.Repeat("x", i)))
+	}
+	r := NewReader(framewise(bytes.NewReader(stream)))
+	defer r.Release()
+	for i := range 100 {
+		data, err := r.Next()
+		if err != nil || string(data) != strings.Repeat("x", i) {
+			t.Fatalf("frame %d: %q, %v", i, data, err)
+		}
+		if want := int64(i*(len("data: \n\n")) + i*(i-1)/2); r.Offset() != want {
+			t.Fatalf("frame %d at %d, want %d", i, r.Offset(), want)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("after the last frame: %v", err)
+	}
+	if cap(r.frame) != 0 || cap(r.lbuf) != 0 {
+		t.Fatalf("the general loop copied frames (frame %d, line %d bytes)", cap(r.frame), cap(r.lbuf))
 	}
 }
 
@@ -92,6 +143,17 @@ func TestReaderPassesErrors(t *testing.T) {
 	got, err := collect(t, r, 0)
 	if !errors.Is(err, boom) || len(got) != 1 {
 		t.Fatalf("got %q, %v", got, err)
+	}
+	// An error where a frame would start is returned, and again on every
+	// later call, with the offset where it happened.
+	sr := NewReader(io.MultiReader(framewise(strings.NewReader("data: 1\n\n")), iotest.ErrReader(boom)))
+	if data, err := sr.Next(); err != nil || string(data) != "1" {
+		t.Fatalf("first frame: %q, %v", data, err)
+	}
+	for range 2 {
+		if _, err := sr.Next(); !errors.Is(err, boom) || sr.Offset() != 9 {
+			t.Fatalf("got %v at %d, want boom at 9", err, sr.Offset())
+		}
 	}
 }
 
@@ -127,18 +189,13 @@ func FuzzReader(f *testing.F) {
 		if (err1 == nil) != (err2 == nil) || strings.Join(whole, "\x00") != strings.Join(bytewise, "\x00") {
 			t.Fatalf("chunking changes the result: %q %v / %q %v", whole, err1, bytewise, err2)
 		}
-		// Every frame's offset is where a data line starts.
-		r := NewReader(bytes.NewReader(stream))
-		for {
-			if _, err := r.Next(); err != nil {
-				break
-			}
-			off := r.Offset()
-			if off < 0 || off > int64(len(stream)) || !bytes.HasPrefix(stream[off:], []byte("data")) ||
-				off > 0 && !bytes.ContainsAny(stream[off-1:off], "\r\n") {
-				t.Fatalf("offset %d is not the start of a data line in %q", off, stream)
-			}
+		framed, err3 := collect(t, framewise(bytes.NewReader(stream)), 1<<16)
+		if (err1 == nil) != (err3 == nil) || strings.Join(whole, "\x00") != strings.Join(framed, "\x00") {
+			t.Fatalf("reading a frame at a time changes the result: %q %v / %q %v", whole, err1, framed, err3)
 		}
+		// Every frame's offset is where a data line starts.
+		checkOffsets(t, NewReader(bytes.NewReader(stream)), stream)
+		checkOffsets(t, NewReader(framewise(bytes.NewReader(stream))), stream)
 		if bytes.ContainsAny(payload, "\r\n") {
 			return
 		}
@@ -147,6 +204,22 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("round trip of %q: %q, %v", payload, got, err)
 		}
 	})
+}
+
+// checkOffsets reads r to its end, checking that every frame's offset is
+// the start of a data line of stream.
+func checkOffsets(t *testing.T, r *Reader, stream []byte) {
+	t.Helper()
+	for {
+		if _, err := r.Next(); err != nil {
+			return
+		}
+		off := r.Offset()
+		if off < 0 || off > int64(len(stream)) || !bytes.HasPrefix(stream[off:], []byte("data")) ||
+			off > 0 && !bytes.ContainsAny(stream[off-1:off], "\r\n") {
+			t.Fatalf("offset %d is not the start of a data line in %q", off, stream)
+		}
+	}
 }
 
 func TestSawCR(t *testing.T) {

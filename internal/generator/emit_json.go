@@ -246,7 +246,7 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 					Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Id("errPointer"))))
 			}
 			lit.flush(b)
-			b.Id("dst").Op("=").Id("appendString").Call(Id("dst"), x)
+			b.Id("dst").Op("=").Id("AppendJSONString").Call(Id("dst"), x)
 		case KindEnum:
 			lit.flush(b)
 			recv := x.Clone()
@@ -255,7 +255,7 @@ func (e *emitter) appendFieldIn(g *Group, lit *literal, typeName string, fl *Fie
 			}
 			b.If(Op("!").Add(recv).Dot("Valid").Call()).Block(
 				Return(dstAtStart(), Id("encodeError").Call(name, Lit(fl.JSON), Id("errEnum").Call(String().Call(x.Clone())))))
-			b.Id("dst").Op("=").Id("appendString").Call(Id("dst"), String().Call(x))
+			b.Id("dst").Op("=").Id("AppendJSONString").Call(Id("dst"), String().Call(x))
 		case KindInt:
 			lit.flush(b)
 			b.If(x.Clone().Op("<").Lit(*t.Min).Op("||").Add(x.Clone()).Op(">").Lit(*t.Max)).Block(
@@ -344,7 +344,7 @@ func (e *emitter) emitAppendList(f *File, t *TypeRef) {
 			b.If(Id("i").Op(">").Lit(0)).Block(Id("dst").Op("=").Append(Id("dst"), LitRune(',')))
 			switch t.Kind {
 			case KindString:
-				b.Id("dst").Op("=").Id("appendString").Call(Id("dst"), Id("list").Index(Id("i")))
+				b.Id("dst").Op("=").Id("AppendJSONString").Call(Id("dst"), Id("list").Index(Id("i")))
 			case KindUnion:
 				b.If(Id("list").Index(Id("i")).Op("==").Nil()).Block(
 					Return(dstAtStart(), Id("errNilElement").Call(Lit(n), Id("i"))))

@@ -3,6 +3,7 @@
 package logtest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -67,6 +68,7 @@ func IDAndCursor(t testing.TB, l runlog.Log, id string, n int, after uint64, siz
 			}
 			t.Fatalf("read after %d of %d: %v", after, info.Last, err)
 		}
+		e.Data = bytes.Clone(e.Data) // valid until the read goes on
 		got = append(got, e)
 	}
 	if after > info.Last {

@@ -220,6 +220,7 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 		r.mu.Unlock()
 		next := after + 1
 		batch := make([]Entry, 0, readBatch)
+		var buf []byte
 		var wake chan struct{}
 		for {
 			r.mu.Lock()
@@ -231,14 +232,15 @@ func (m *Memory) Read(ctx context.Context, runID string, after uint64) iter.Seq2
 			}
 			// Copy under the lock: chunks are reused once retention
 			// drops their events, so nothing outside may point into them.
-			// The entries yielded keep their bytes, so each batch gets a
-			// buffer of its own, sized at once.
+			// An entry's bytes are valid until the sequence goes on
+			// ([Log.Read]), so one buffer, grown to the largest batch,
+			// serves the whole read.
 			end := min(r.info.Last, next+readBatch-1)
 			size := 0
 			for seq := next; seq <= end; seq++ {
 				size += int(r.store.span(seq).n)
 			}
-			buf := make([]byte, 0, size)
+			buf = slices.Grow(buf[:0], size)
 			seq := next
 			for ; seq <= end; seq++ {
 				start := len(buf)
@@ -391,6 +393,10 @@ func (m *Memory) reclaim(r *memRun) {
 }
 
 func (r *memRun) Cancelled() <-chan struct{} { return r.cancel }
+
+// AppendsVisible implements [Visible]: an append is in the log when it
+// returns.
+func (r *memRun) AppendsVisible() bool { return true }
 
 func (r *memRun) CancelReason() string {
 	select {

@@ -44,6 +44,7 @@ func collect(t *testing.T, l runlog.Log, runID string, after uint64) ([]runlog.E
 		if err != nil {
 			return out, err
 		}
+		e.Data = bytes.Clone(e.Data) // valid until the read goes on
 		out = append(out, e)
 	}
 	return out, nil
@@ -112,6 +113,7 @@ func TestMemoryFollowLive(t *testing.T) {
 					t.Error(err)
 					return
 				}
+				e.Data = bytes.Clone(e.Data) // valid until the read goes on
 				results[i] = append(results[i], e)
 			}
 		}()
@@ -358,7 +360,7 @@ func readN(l runlog.Log, runID string, after uint64, n int) ([]runlog.Entry, err
 		if err != nil {
 			return out, err
 		}
-		if out = append(out, e); len(out) == n {
+		if out = append(out, runlog.Entry{Seq: e.Seq, Data: bytes.Clone(e.Data), Terminal: e.Terminal}); len(out) == n {
 			break
 		}
 	}

@@ -86,7 +86,8 @@ type Log interface {
 	// ctx ends, which ends the sequence with ctx's error). It fails at once
 	// with ErrNotFound or ErrExpired for a run it does not have, ErrExpired
 	// when retention already dropped entries after `after`, and ErrFuture
-	// when after is beyond the end of a run that ended.
+	// when after is beyond the end of a run that ended. An entry's Data is
+	// valid until the sequence goes on: a reader that keeps it copies it.
 	Read(ctx context.Context, runID string, after uint64) iter.Seq2[Entry, error]
 	// Cancel asks the owner of a live run to cancel it with reason; it
 	// returns once the request is on its way (the owner sees it through
@@ -117,6 +118,15 @@ type Writer interface {
 // package server) that a client follows elsewhere.
 type RemoteReaders interface {
 	RemoteReaders() int
+}
+
+// Visible is implemented by a [Writer] whose Append returns only once every
+// reader can read the event ([Memory]'s appends are in the log when they
+// return; a backend that acknowledges appends later does not implement
+// it, or reports false). The server then streams a run to the client that
+// started it straight from the appends, instead of reading each event back.
+type Visible interface {
+	AppendsVisible() bool
 }
 
 // NewRunID returns a fresh run id with 128 bits from crypto/rand, for
