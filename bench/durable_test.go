@@ -28,7 +28,7 @@ var durableSides = []struct {
 }{
 	{"off", func() []server.HandlerOption { return nil }},
 	{"memorylog", func() []server.HandlerOption {
-		return []server.HandlerOption{server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{MaxRuns: 8}), server.AllowAll)}
+		return []server.HandlerOption{server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{MaxRuns: 8}), Authorize: server.AllowAll})}
 	}},
 }
 

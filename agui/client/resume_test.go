@@ -36,11 +36,12 @@ func chatty(n int) server.Agent[server.NoState] {
 	})
 }
 
-func durableMux(agent server.Agent[server.NoState], opts ...server.DurableOption) http.Handler {
-	h := server.NewHandler(agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll, opts...))
+// durableMux serves agent with durable runs; detach is their
+// DurableConfig.Detach (0: none).
+func durableMux(agent server.Agent[server.NoState], detach time.Duration) http.Handler {
+	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: detach}))
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
+	server.Mount(mux, "/agent", h)
 	return mux
 }
 
@@ -66,7 +67,7 @@ func runAll(t *testing.T, c *client.Client, in *agui.RunAgentInput) []string {
 // server verifier accepts.
 func TestResumeAfterDroppedConnection(t *testing.T) {
 	agent := chatty(300)
-	srv := httptest.NewServer(durableMux(agent, server.WithDetach(time.Minute)))
+	srv := httptest.NewServer(durableMux(agent, time.Minute))
 	defer srv.Close()
 	proxy := tcpcut.New(t, 4<<10, srv.Listener.Addr().String())
 	c, err := client.New(proxy.URL() + "/agent")
@@ -117,7 +118,7 @@ func TestClientCancel(t *testing.T) {
 		<-ctx.Done()
 		return server.Outcome{}, ctx.Err()
 	})
-	srv := httptest.NewServer(durableMux(agent))
+	srv := httptest.NewServer(durableMux(agent, 0))
 	defer srv.Close()
 	c, _ := client.New(srv.URL + "/agent")
 	done := make(chan []string)
@@ -139,7 +140,7 @@ func TestClientCancel(t *testing.T) {
 // Resume reads a run after a given event, and the error of a run the
 // server does not know is an *HTTPError 404.
 func TestClientResume(t *testing.T) {
-	srv := httptest.NewServer(durableMux(chatty(10)))
+	srv := httptest.NewServer(durableMux(chatty(10), 0))
 	defer srv.Close()
 	c, _ := client.New(srv.URL + "/agent")
 	all := runAll(t, c, &agui.RunAgentInput{ThreadID: "t", RunID: "r1"})
@@ -218,7 +219,7 @@ func (s *refusingGets) times() []time.Time {
 // again (not the 50ms backoff), then delivers the whole run.
 func TestResumeHonoursRetryAfter(t *testing.T) {
 	agent := chatty(300)
-	gate := &refusingGets{h: durableMux(agent, server.WithDetach(time.Minute)), refuse: 1, status: http.StatusServiceUnavailable, retry: "1"}
+	gate := &refusingGets{h: durableMux(agent, time.Minute), refuse: 1, status: http.StatusServiceUnavailable, retry: "1"}
 	srv := httptest.NewServer(gate)
 	defer srv.Close()
 	proxy := tcpcut.New(t, 4<<10, srv.Listener.Addr().String())
@@ -244,7 +245,7 @@ func TestResumeHonoursRetryAfter(t *testing.T) {
 // the missed events are gone) stops at once, and the error says both what
 // broke and why it could not be mended.
 func TestResumeStopsOnFinalRefusal(t *testing.T) {
-	gate := &refusingGets{h: durableMux(chatty(300), server.WithDetach(time.Minute)), refuse: 100, status: http.StatusGone}
+	gate := &refusingGets{h: durableMux(chatty(300), time.Minute), refuse: 100, status: http.StatusGone}
 	srv := httptest.NewServer(gate)
 	defer srv.Close()
 	proxy := tcpcut.New(t, 4<<10, srv.Listener.Addr().String())

@@ -130,12 +130,12 @@ func (oc Outcome) runFinished(threadID, runID string) (*agui.RunFinished, error)
 	ev.Outcome = o.finished
 	ev.Usage = o.usage
 	if in, ok := o.finished.(*agui.RunFinishedInterruptOutcome); ok && len(in.Interrupts) == 0 {
-		return nil, ProtocolError(ErrNoInterrupts)
+		return nil, protocolError(ErrNoInterrupts)
 	}
 	if o.result != nil {
 		raw, err := marshalJSON(o.result)
 		if err != nil {
-			return nil, SerializationError(err)
+			return nil, serializationError(err)
 		}
 		if string(raw) != "null" {
 			ev.Result = raw
@@ -154,7 +154,7 @@ func (oc Outcome) runFinished(threadID, runID string) (*agui.RunFinished, error)
 //     its generated encoder, so its members carry the protocol's names;
 //   - anything else is encoded with encoding/json (json tags, MarshalJSON).
 //
-// A failure is returned as is; callers wrap it in SerializationError, so the
+// A failure is returned as is; callers wrap it in serializationError, so the
 // caller of the helper gets a SERIALIZATION [*Error] whose chain reaches the
 // cause (a *json.SyntaxError, *json.UnsupportedTypeError, *agui.EncodeError…).
 func marshalJSON(v any) (json.RawMessage, error) {

@@ -76,11 +76,11 @@ func TestCodeOf(t *testing.T) {
 	}{
 		{"nil", nil, ""},
 		{"plain", fs.ErrNotExist, agui.CodeAgentError},
-		{"agent error", server.AgentErrorText("down"), agui.CodeAgentError},
-		{"serialization", server.SerializationError(errors.New("x")), agui.CodeSerialization},
-		{"protocol", server.ProtocolError(server.ErrNoInterrupts), agui.CodeProtocol},
+		{"agent error", server.AgentError(errors.New("down")), agui.CodeAgentError},
+		{"serialization", serializationErr(t), agui.CodeSerialization},
+		{"protocol", protocolErr(t), agui.CodeProtocol},
 		{"panic", server.AgentPanic("boom", nil), agui.CodeAgentPanic},
-		{"wrapped", fmt.Errorf("step 2: %w", server.SerializationError(errors.New("x"))), agui.CodeSerialization},
+		{"wrapped", fmt.Errorf("step 2: %w", serializationErr(t)), agui.CodeSerialization},
 		{"context canceled", context.Canceled, agui.CodeCancelled},
 		{"deadline", fmt.Errorf("model: %w", context.DeadlineExceeded), agui.CodeCancelled},
 		{"custom code", &server.Error{Code: "QUOTA", Message: "quota"}, "QUOTA"},
@@ -93,13 +93,36 @@ func TestCodeOf(t *testing.T) {
 	}
 }
 
+// serializationErr is the SERIALIZATION error of an emit whose value does
+// not encode.
+func serializationErr(t *testing.T) error {
+	t.Helper()
+	rc, _ := server.NewRunContext[server.NoState](context.Background(), input())
+	err := rc.Custom("x", make(chan int))
+	if err == nil {
+		t.Fatal("a channel encoded")
+	}
+	return err
+}
+
+// protocolErr is the PROTOCOL error of an emit of no event.
+func protocolErr(t *testing.T) error {
+	t.Helper()
+	rc, _ := server.NewRunContext[server.NoState](context.Background(), input())
+	err := rc.Emit(nil)
+	if err == nil {
+		t.Fatal("a nil event was emitted")
+	}
+	return err
+}
+
 // CodeOf agrees with the code the driver puts into RUN_ERROR for the same
 // error.
 func TestCodeOfMatchesRunError(t *testing.T) {
 	for _, err := range []error{
 		fs.ErrNotExist,
 		server.AgentPanic("boom", nil),
-		server.SerializationError(errors.New("x")),
+		serializationErr(t),
 		&server.Error{Code: "QUOTA", Message: "quota"},
 	} {
 		evs := drain(t, server.Run(context.Background(), server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {

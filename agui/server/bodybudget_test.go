@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agui-go/sdk/agui"
 )
 
 // However many goroutines take and give back, the bytes out never exceed the
@@ -100,7 +102,7 @@ func bodyOf(n int) string {
 type answer struct {
 	status     int
 	retryAfter string
-	code       string
+	code       agui.HTTPCode
 	err        error
 }
 
@@ -116,7 +118,7 @@ func post(url, body string) chan answer {
 		data, _ := io.ReadAll(resp.Body)
 		a := answer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After")}
 		var e struct {
-			Error struct{ Code string } `json:"error"`
+			Error struct{ Code agui.HTTPCode } `json:"error"`
 		}
 		if json.Unmarshal(data, &e) == nil {
 			a.code = e.Error.Code
@@ -170,7 +172,7 @@ func TestWithBodyMemory(t *testing.T) {
 	defer srv2.Close()
 	held, _ = short.bodies.acquire(context.Background(), budget)
 	a := <-post(srv2.URL, bodyOf(600<<10))
-	if a.err != nil || a.status != http.StatusServiceUnavailable || a.code != HTTPCodeOverloaded || a.retryAfter != "1" {
+	if a.err != nil || a.status != http.StatusServiceUnavailable || a.code != agui.HTTPCodeOverloaded || a.retryAfter != "1" {
 		t.Fatalf("a large body that never got its turn: %+v", a)
 	}
 	short.bodies.release(held)

@@ -97,7 +97,7 @@ func TestNothingSentOverFrameLimit(t *testing.T) {
 	var emitErr error
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		emitErr = rc.Say(huge)
-		return server.Outcome{}, server.AgentErrorText(huge)
+		return server.Outcome{}, server.AgentError(errors.New(huge))
 	})
 	evs := readStream(t, server.NewHandler(agent), validBody)
 	if !errors.Is(emitErr, server.ErrEventTooLarge) || server.CodeOf(emitErr) != agui.CodeSerialization {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agui-go/sdk/agui"
 )
 
 // corsConfig is the handler's answer to browsers on other origins.
@@ -98,7 +100,7 @@ func (c *corsConfig) preflight(w http.ResponseWriter, r *http.Request) {
 		h.Add("Vary", "Access-Control-Request-Headers")
 	}
 	if !c.setHeaders(h, r) {
-		reject(w, http.StatusForbidden, HTTPCodeOriginNotAllowed,
+		reject(w, agui.HTTPCodeOriginNotAllowed,
 			"origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed to call this endpoint")
 		return
 	}

@@ -63,9 +63,10 @@
 // Each constructor family has its own option type, so an option that means
 // nothing to a function does not compile there: [RunOption] for [Run] and
 // [NewRunner], [HandlerOption] for [NewHandler], and [Option] for the few
-// that mean the same to both. The Start… helpers likewise take
-// [TextMessageOption], [ToolCallOption], [ReasoningOption], [SubagentOption]
-// and [ActivityOption]; [WithID] is one value that is all of them.
+// that mean the same to both; [WithDurableRuns] takes its settings in one
+// [DurableConfig]. The Start… helpers likewise take [TextMessageOption],
+// [ToolCallOption], [ReasoningOption], [SubagentOption] and
+// [ActivityOption]; [WithID] is one value that is all of them.
 //
 // # Values
 //

@@ -17,28 +17,10 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
-// Codes of the JSON error bodies of durable runs ([WithDurableRuns]).
 const (
-	HTTPCodeRunNotFound   = "RUN_NOT_FOUND"        // 404: the log never had this run
-	HTTPCodeRunExpired    = "RUN_EXPIRED"          // 410: the run, or the part asked for, is gone
-	HTTPCodeForbidden     = "FORBIDDEN"            // 403: the authorization hook said no
-	HTTPCodeInvalidCursor = "INVALID_CURSOR"       // 400: Last-Event-ID or ?after= is not a sequence of this run
-	HTTPCodeRunEnded      = "RUN_ENDED"            // 409: cancel of a run that already ended
-	HTTPCodeRunExists     = "RUN_EXISTS"           // 409: a POST reusing a run id the log knows
-	HTTPCodeThreadBusy    = "THREAD_BUSY"          // 409: one live run per thread, and there is one
-	HTTPCodeRunLogFailed  = "RUN_LOG_FAILED"       // 503: the run log did not answer
-	headerLastEventID     = "Last-Event-ID"        // the SSE reconnection header
-	runsSegment           = "/runs/"               // {agent path}/runs/{runId}/{events|cancel}
-	cancelledByRoute      = "cancelled by request" // the reason when none is given
+	headerLastEventID = "Last-Event-ID"        // the SSE reconnection header
+	cancelledByRoute  = "cancelled by request" // the reason when none is given
 )
-
-// ErrCancelRequested is the cancellation cause of a run stopped through its
-// cancel route (POST {path}/runs/{runId}/cancel), on whichever replica.
-var ErrCancelRequested = errors.New("agui/server: the run was cancelled by request")
-
-// ErrDetachExpired is the cancellation cause of a detached run nobody
-// reattached to within the grace period ([WithDetach]).
-var ErrDetachExpired = errors.New("agui/server: no client reattached to the run within its grace period")
 
 // Authorize decides whether r may read or cancel run runID of thread
 // threadID. A nil error allows it; any other error denies it with 403, its
@@ -51,60 +33,87 @@ type Authorize func(r *http.Request, threadID, runID string) error
 // every run.
 func AllowAll(*http.Request, string, string) error { return nil }
 
-// DurableOption configures [WithDurableRuns].
-type DurableOption func(*durableConfig)
-
-// WithDetach keeps a run going when its last client disconnects, for grace;
-// a client that reattaches within it (GET …/runs/{runId}/events) gets the
-// rest. With no reader after the grace the run is cancelled
-// ([ErrDetachExpired]). Without this option a run is cancelled as soon as its
-// last reader leaves, as without durable runs. Readers on other replicas
-// count as readers when the log can tell of them ([runlog.RemoteReaders]:
-// the NATS log can): the grace starts when the last reader anywhere left.
-func WithDetach(grace time.Duration) DurableOption {
-	return func(c *durableConfig) { c.grace = grace }
+// DurableConfig configures durable runs ([WithDurableRuns]). It is one
+// struct, not options of their own, because its settings mean nothing apart
+// from the run log: they travel together, and each field's zero value is its
+// default.
+type DurableConfig struct {
+	// Log holds every run: its events, in order, under sequence numbers
+	// that go out as the SSE `id:` of each frame. A nil Log turns durable
+	// runs off (it is no error here: check it where the log is made).
+	Log runlog.Log
+	// Authorize is asked before every read or cancel of a run; nil denies
+	// them all (pass [AllowAll] to allow them all).
+	Authorize Authorize
+	// Detach keeps a run going for this long after its last client
+	// disconnects; a client that reattaches within it
+	// (GET …/runs/{runId}/events) gets the rest, and with no reader after it
+	// the run is cancelled ([ErrDetachExpired]). Zero cancels a run as soon
+	// as its last reader leaves, as without durable runs. Readers on other
+	// replicas count when the log can tell of them ([runlog.RemoteReaders]:
+	// the NATS log can): the grace starts when the last reader anywhere
+	// left.
+	Detach time.Duration
+	// OneRunPerThread refuses a POST for a thread that has a live run on
+	// this replica with 409 (THREAD_BUSY) naming the live run's id, so that
+	// a late Stop meant for one run can never reach the next.
+	OneRunPerThread bool
+	// Replica names this replica in the leases it takes; empty means a
+	// random name.
+	Replica string
 }
 
-// WithOneRunPerThread refuses a POST for a thread that has a live run on
-// this replica with 409 naming the live run's id, so that a late Stop
-// meant for one run can never reach the next.
-func WithOneRunPerThread() DurableOption { return func(c *durableConfig) { c.onePerThread = true } }
-
-// WithReplicaName names this replica in the leases it takes; the default is
-// a random name.
-func WithReplicaName(name string) DurableOption { return func(c *durableConfig) { c.owner = name } }
-
-type durableConfig struct {
+// durableRuns is a handler's durable runs: their settings, and the runs
+// this replica runs now with their readers here. NewHandler builds it, one
+// for each handler.
+type durableRuns struct {
 	log          runlog.Log
 	auth         Authorize
 	grace        time.Duration
 	onePerThread bool
 	owner        string
+	// cfg is the configuration of the handler, whose stream settings every
+	// durable stream follows; slots is its count of WithMaxConcurrentRuns
+	// slots in use.
+	cfg   *handlerConfig
+	slots *atomic.Int64
 
 	mu      sync.Mutex
 	live    map[string]*liveRun // by run id: the runs this replica runs
 	threads map[string]string   // thread id → its live run id (onePerThread)
 }
 
+func newDurableRuns(c DurableConfig, cfg *handlerConfig, slots *atomic.Int64) *durableRuns {
+	d := &durableRuns{
+		log: c.Log, auth: c.Authorize, grace: c.Detach, onePerThread: c.OneRunPerThread, owner: c.Replica,
+		cfg: cfg, slots: slots,
+		live: map[string]*liveRun{}, threads: map[string]string{},
+	}
+	if d.owner == "" {
+		d.owner = "replica-" + runlog.NewRunID()
+	}
+	return d
+}
+
 // liveRun is a run this replica runs, with its readers here.
 type liveRun struct {
 	cancel  context.CancelCauseFunc
 	done    chan struct{} // closed when the agent returned and the log has the terminal event
-	readers int           // under durableConfig.mu
+	readers int           // under durableRuns.mu
 	timer   *time.Timer   // the grace timer while nobody reads
 	// remote counts the readers on other replicas (nil: the log cannot
 	// tell); idle is when the last reader anywhere was last seen.
 	remote runlog.RemoteReaders
 	idle   time.Time
-	// slot is set (under durableConfig.mu) when the run holds a slot of
+	// slot is set (under durableRuns.mu) when the run holds a slot of
 	// WithMaxConcurrentRuns of its own: it outlived the POST that started
 	// it, whose slot it took over.
 	slot bool
 }
 
-// WithDurableRuns turns on durable runs: every run is written to log, whose
-// sequence numbers go out as the `id:` of each SSE frame; two routes appear
-// under the agent's path, and a run can outlive its connection:
+// WithDurableRuns turns on durable runs: every run is written to cfg.Log,
+// whose sequence numbers go out as the `id:` of each SSE frame; two routes
+// appear under the agent's path, and a run can outlive its connection:
 //
 //   - GET {path}/runs/{runId}/events replays the run after the sequence in
 //     the Last-Event-ID header (or ?after=; neither: the whole run), then
@@ -118,18 +127,16 @@ type liveRun struct {
 //   - POST {path}/runs/{runId}/cancel cancels the run wherever it runs (202),
 //     409 when it already ended.
 //
-// Mount the handler on the subtree as well (mux.Handle("/agent", h) and
-// mux.Handle("/agent/runs/", h)). Both routes ask auth first; a nil auth
-// denies everything (pass [AllowAll] to allow everything). A run cancelled
+// [Mount] registers both routes beside the agent's path. Both ask
+// cfg.Authorize first. A run cancelled
 // through the route ends with RUN_FINISHED outcome cancelled when the agent
 // returns with nothing left open, otherwise with RUN_ERROR CANCELLED; either
 // way that is its one terminal event.
 //
-// Without this option, or with a nil log, nothing on the wire changes (a
-// nil log is no error here: check it where the log is made). A run whose
-// POST asks for protobuf is durable as well: its POST gets the binding's
-// frames exactly as without this option (the binding has no place for
-// sequence numbers), and any client can reattach to it.
+// Without this option, or with a nil Log, nothing on the wire changes. A run
+// whose POST asks for protobuf is durable as well: its POST gets the
+// binding's frames exactly as without this option (the binding has no place
+// for sequence numbers), and any client can reattach to it.
 //
 // What a run that outlives its request still answers to: [HTTPServer]'s
 // Shutdown ends it (RUN_ERROR CANCELLED, the shutdown as its cause) and
@@ -138,55 +145,61 @@ type liveRun struct {
 // runs on until its grace or its agent ends it. [WithMaxConcurrentRuns]
 // counts it, and every GET stream, until it ends. [WithKeepAlive] and
 // [WithWriteTimeout] hold for every durable SSE stream.
-func WithDurableRuns(log runlog.Log, auth Authorize, opts ...DurableOption) HandlerOption {
+func WithDurableRuns(cfg DurableConfig) HandlerOption {
 	return handlerOption(func(c *handlerConfig) {
-		if log == nil {
+		if cfg.Log == nil {
 			return
 		}
-		d := &durableConfig{log: log, auth: auth, live: map[string]*liveRun{}, threads: map[string]string{}}
-		for _, o := range opts {
-			if o != nil {
-				o(d)
-			}
-		}
-		if d.owner == "" {
-			d.owner = "replica-" + runlog.NewRunID()
-		}
-		c.durable = d
+		d := cfg
+		c.durable = &d
 	})
 }
 
-// route tells a request for one of the durable routes by the end of its
-// path: …/runs/{runId}/events or …/runs/{runId}/cancel.
-func (d *durableConfig) route(r *http.Request) (runID, action string, ok bool) {
-	p := r.URL.EscapedPath()
-	i := strings.LastIndex(p, runsSegment)
-	if i < 0 {
-		return "", "", false
-	}
-	rest := p[i+len(runsSegment):]
-	id, action, found := strings.Cut(rest, "/")
-	if !found || id == "" || (action != "events" && action != "cancel") {
+// The run routes, by their last segment.
+const (
+	routeEvents = "events" // GET …/runs/{runId}/events
+	routeCancel = "cancel" // POST …/runs/{runId}/cancel
+)
+
+// runRoute reads the run route an escaped request path names: one whose
+// last three segments are "runs", a run id and a route, under whatever path
+// the agent is mounted at. Nothing else is one: an agent's own path, or one
+// with more after the route, is not.
+func runRoute(path string) (runID, route string, ok bool) {
+	rest, route := cutSegment(path)
+	rest, id := cutSegment(rest)
+	_, runs := cutSegment(rest)
+	if runs != "runs" || id == "" || (route != routeEvents && route != routeCancel) {
 		return "", "", false
 	}
 	id, err := url.PathUnescape(id)
 	if err != nil {
 		return "", "", false
 	}
-	return id, action, true
+	return id, route, true
+}
+
+// cutSegment cuts the last segment off a path; a path without a slash has
+// none.
+func cutSegment(p string) (rest, last string) {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", ""
+	}
+	return p[:i], p[i+1:]
 }
 
 // serveRoute answers GET …/events and POST …/cancel. A GET stream holds a
-// slot of WithMaxConcurrentRuns (counted in slots) while it streams; a
-// cancel does not, so that a Stop gets through to a server at its cap.
-func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID, action string, cfg *handlerConfig, slots *atomic.Int64) {
+// slot of WithMaxConcurrentRuns while it streams; a cancel does not, so
+// that a Stop gets through to a server at its cap.
+func (d *durableRuns) serveRoute(w http.ResponseWriter, r *http.Request, runID, route string) {
 	method := http.MethodGet
-	if action == "cancel" {
+	if route == routeCancel {
 		method = http.MethodPost
 	}
 	if r.Method != method {
 		w.Header().Set("Allow", method)
-		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+method)
+		reject(w, agui.HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+method)
 		return
 	}
 	info, err := d.log.Info(r.Context(), runID)
@@ -195,54 +208,46 @@ func (d *durableConfig) serveRoute(w http.ResponseWriter, r *http.Request, runID
 		return
 	}
 	if d.auth == nil {
-		reject(w, http.StatusForbidden, HTTPCodeForbidden, "durable run routes need an authorization hook; none is configured")
+		reject(w, agui.HTTPCodeForbidden, "durable run routes need an authorization hook; none is configured")
 		return
 	}
 	if err := d.auth(r, info.ThreadID, runID); err != nil {
-		reject(w, http.StatusForbidden, HTTPCodeForbidden, err.Error())
+		reject(w, agui.HTTPCodeForbidden, err.Error())
 		return
 	}
-	if action == "cancel" {
+	if route == routeCancel {
 		d.serveCancel(w, r, runID)
 		return
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
-		reject(w, http.StatusNotAcceptable, HTTPCodeNotAcceptable,
-			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
+		rejectNotAcceptable(w)
 		return
 	}
 	after, err := cursor(r)
 	if err != nil {
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidCursor, err.Error())
+		reject(w, agui.HTTPCodeInvalidCursor, err.Error())
 		return
 	}
 	switch {
 	case after > info.Last:
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidCursor,
+		reject(w, agui.HTTPCodeInvalidCursor,
 			fmt.Sprintf("cursor %d is beyond the last event the run has sent (%d)", after, info.Last))
 		return
 	case after+1 < info.First:
-		reject(w, http.StatusGone, HTTPCodeRunExpired,
+		reject(w, agui.HTTPCodeRunExpired,
 			fmt.Sprintf("events after %d are no longer kept; the oldest kept is %d", after, info.First))
 		return
 	}
-	if n := int64(cfg.maxRuns); n > 0 {
-		defer slots.Add(-1)
-		if slots.Add(1) > n {
+	if n := int64(d.cfg.maxRuns); n > 0 {
+		defer d.slots.Add(-1)
+		if d.slots.Add(1) > n {
 			rejectOverloaded(w, n)
 			return
 		}
 	}
 	d.attach(runID)
-	d.detach(runID, d.stream(w, r, enc, runID, after, cfg, nil), readerCause(r))
-}
-
-// rejectOverloaded is the 503 of a handler at its WithMaxConcurrentRuns cap.
-func rejectOverloaded(w http.ResponseWriter, n int64) {
-	w.Header().Set("Retry-After", "1")
-	reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
-		fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
+	d.detach(runID, d.stream(w, r, enc, runID, after, nil), readerCause(r))
 }
 
 // readerCause is why a reader of a durable run stopped reading when it
@@ -256,7 +261,7 @@ func readerCause(r *http.Request) error {
 	return ErrClientDisconnected
 }
 
-func (d *durableConfig) serveCancel(w http.ResponseWriter, r *http.Request, runID string) {
+func (d *durableRuns) serveCancel(w http.ResponseWriter, r *http.Request, runID string) {
 	reason := cancelledByRoute
 	if q := r.URL.Query().Get("reason"); q != "" {
 		reason = q
@@ -275,18 +280,18 @@ func (d *durableConfig) serveCancel(w http.ResponseWriter, r *http.Request, runI
 func rejectLog(w http.ResponseWriter, runID string, err error) {
 	switch {
 	case errors.Is(err, runlog.ErrNotFound):
-		reject(w, http.StatusNotFound, HTTPCodeRunNotFound, "no run "+strconv.Quote(runID))
+		reject(w, agui.HTTPCodeRunNotFound, "no run "+strconv.Quote(runID))
 	case errors.Is(err, runlog.ErrExpired):
-		reject(w, http.StatusGone, HTTPCodeRunExpired, "run "+strconv.Quote(runID)+" has expired")
+		reject(w, agui.HTTPCodeRunExpired, "run "+strconv.Quote(runID)+" has expired")
 	case errors.Is(err, runlog.ErrEnded):
-		reject(w, http.StatusConflict, HTTPCodeRunEnded, "run "+strconv.Quote(runID)+" has already ended")
+		reject(w, agui.HTTPCodeRunEnded, "run "+strconv.Quote(runID)+" has already ended")
 	case errors.Is(err, runlog.ErrExists):
-		reject(w, http.StatusConflict, HTTPCodeRunExists, "run "+strconv.Quote(runID)+" already exists; a run id is never reused")
+		reject(w, agui.HTTPCodeRunExists, "run "+strconv.Quote(runID)+" already exists; a run id is never reused")
 	default:
 		// The log is unreachable or failing: nothing about the run is
 		// known, so the client may try the same request again shortly.
 		w.Header().Set("Retry-After", "1")
-		reject(w, http.StatusServiceUnavailable, HTTPCodeRunLogFailed, "the run log failed: "+err.Error())
+		reject(w, agui.HTTPCodeRunLogFailed, "the run log failed: "+err.Error())
 	}
 }
 
@@ -323,7 +328,7 @@ func cursor(r *http.Request) (uint64, error) {
 }
 
 // attach counts a reader of a run of this replica and stops its grace timer.
-func (d *durableConfig) attach(runID string) {
+func (d *durableRuns) attach(runID string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if lr := d.live[runID]; lr != nil {
@@ -337,7 +342,7 @@ func (d *durableConfig) attach(runID string) {
 
 // detach uncounts a reader; the last one leaving a run that has not ended
 // cancels it with cause, at once, or after the grace with ErrDetachExpired.
-func (d *durableConfig) detach(runID string, ended bool, cause error) {
+func (d *durableRuns) detach(runID string, ended bool, cause error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	lr := d.live[runID]
@@ -367,7 +372,7 @@ const remoteCheck = time.Second
 // expire ends the grace of a run nobody reads here: it is cancelled with
 // cause unless a reader attached here meanwhile, or readers follow it on
 // other replicas, in which case the grace starts again when they are gone.
-func (d *durableConfig) expire(lr *liveRun, cause error) {
+func (d *durableRuns) expire(lr *liveRun, cause error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if lr.readers > 0 || lr.timer == nil {
@@ -395,11 +400,11 @@ func (d *durableConfig) expire(lr *liveRun, cause error) {
 // reads it), and the WithMaxConcurrentRuns slot of the POST, which the run
 // takes over when it outlives the POST.
 func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) {
-	d := h.cfg.durable
+	d := h.durable
 	if input.RunID == "" {
 		// The log keys a run, its readers and its cancel by its id: a run
 		// without one could be neither reattached nor cancelled.
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput,
+		reject(w, agui.HTTPCodeInvalidInput,
 			"invalid RunAgentInput: a durable run needs a non-empty runId (reattaching and cancelling address the run by it)")
 		return
 	}
@@ -407,7 +412,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	if d.onePerThread {
 		if other, busy := d.threads[input.ThreadID]; busy {
 			d.mu.Unlock()
-			reject(w, http.StatusConflict, HTTPCodeThreadBusy,
+			reject(w, agui.HTTPCodeThreadBusy,
 				"thread "+strconv.Quote(input.ThreadID)+" has a live run: "+other)
 			return
 		}
@@ -480,14 +485,14 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 			lr.timer.Stop()
 		}
 		if lr.slot {
-			h.runs.Add(-1)
+			d.slots.Add(-1)
 		}
 		d.mu.Unlock()
 		_ = lw.Close()
 	}()
 
 	d.attach(input.RunID)
-	d.detach(input.RunID, d.stream(w, r, enc, input.RunID, 0, &h.cfg, tee), readerCause(r))
+	d.detach(input.RunID, d.stream(w, r, enc, input.RunID, 0, tee), readerCause(r))
 	if d.grace <= 0 {
 		// As without durable runs: the request returns once the agent has.
 		<-lr.done
@@ -499,7 +504,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 		d.mu.Lock()
 		if _, live := d.live[input.RunID]; live {
 			lr.slot = true
-			h.runs.Add(1)
+			d.slots.Add(1)
 		}
 		d.mu.Unlock()
 	}

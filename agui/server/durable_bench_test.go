@@ -171,7 +171,7 @@ func BenchmarkDurableStream(b *testing.B) {
 				// backpressure, so at b.N past the default retention the
 				// agent outruns the reader, which then loses the stream.
 				log := runlog.NewMemory(runlog.MemoryOptions{MaxEvents: b.N + 16, MaxBytes: math.MaxInt})
-				opts = append(opts, WithDurableRuns(log, AllowAll))
+				opts = append(opts, WithDurableRuns(DurableConfig{Log: log, Authorize: AllowAll}))
 			}
 			srv := httptest.NewServer(NewHandler(agent, opts...))
 			defer srv.Close()

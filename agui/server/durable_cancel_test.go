@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
@@ -45,7 +46,7 @@ func TestDurableCancel(t *testing.T) {
 				}
 				return server.Success(), nil
 			})
-			srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll, server.WithDetach(time.Minute)))
+			srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}))
 			resp := postRun(t, srv.URL, "t", "r1")
 			defer resp.Body.Close()
 			<-started
@@ -66,7 +67,7 @@ func TestDurableCancel(t *testing.T) {
 				t.Fatalf("last event %s, want %s", last, tc.want)
 			}
 			code, _ := errorBody(t, postCancel(t, srv.URL, "r1"), http.StatusConflict)
-			if code != server.HTTPCodeRunEnded {
+			if code != agui.HTTPCodeRunEnded {
 				t.Fatalf("code %s", code)
 			}
 		})

@@ -31,7 +31,7 @@ func FuzzDurableRoutes(f *testing.F) {
 	_ = w.Close()
 	h := server.NewHandler(server.Func(func(context.Context, *server.Stateless) (server.Outcome, error) {
 		return server.Success(), nil
-	}), server.WithDurableRuns(log, server.AllowAll))
+	}), server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll}))
 
 	f.Add("GET", "/agent/runs/r1/events", "", "", "")
 	f.Add("GET", "/agent/runs/r1/events", "1", "1", "application/vnd.ag-ui.event+proto")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
@@ -18,7 +19,7 @@ import (
 func TestDurableLongRunIDs(t *testing.T) {
 	for _, n := range []int{4200, 9000, 40 << 10} {
 		runID := strings.Repeat("r", n-1) + "é" // and not only ASCII
-		srv := durableServer(t, deltaAgent(3, -1, nil), server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+		srv := durableServer(t, deltaAgent(3, -1, nil), server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
 		resp := postRun(t, srv.URL, "t", runID)
 		if resp.StatusCode != http.StatusOK {
 			errorBody(t, resp, http.StatusOK)
@@ -48,10 +49,10 @@ func TestDurableEmptyRunIDIsRefused(t *testing.T) {
 		started <- struct{}{}
 		return server.Success(), nil
 	})
-	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
 	code, msg := errorBody(t, postRun(t, srv.URL, "t", ""), http.StatusBadRequest)
-	if code != server.HTTPCodeInvalidInput || !strings.Contains(msg, "runId") {
-		t.Fatalf("code %q message %q, want %s naming the runId", code, msg, server.HTTPCodeInvalidInput)
+	if code != agui.HTTPCodeInvalidInput || !strings.Contains(msg, "runId") {
+		t.Fatalf("code %q message %q, want %s naming the runId", code, msg, agui.HTTPCodeInvalidInput)
 	}
 	select {
 	case <-started:

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
@@ -94,8 +95,8 @@ func overloaded(t *testing.T, what string, resp *http.Response) {
 	if ra := resp.Header.Get("Retry-After"); ra != "1" {
 		t.Errorf("%s: Retry-After %q, want 1", what, ra)
 	}
-	if code, _ := errorBody(t, resp, http.StatusServiceUnavailable); code != server.HTTPCodeOverloaded {
-		t.Fatalf("%s: code %s, want %s", what, code, server.HTTPCodeOverloaded)
+	if code, _ := errorBody(t, resp, http.StatusServiceUnavailable); code != agui.HTTPCodeOverloaded {
+		t.Fatalf("%s: code %s, want %s", what, code, agui.HTTPCodeOverloaded)
 	}
 }
 
@@ -108,11 +109,10 @@ func TestDurableMaxConcurrentRunsCountsEveryStream(t *testing.T) {
 	release := make(chan struct{})
 	log := runlog.NewMemory(runlog.MemoryOptions{})
 	h := server.NewHandler(blockingAgent(release), server.WithMaxConcurrentRuns(2),
-		server.WithDurableRuns(log, server.AllowAll, server.WithDetach(time.Minute)))
+		server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: time.Minute}))
 	h, returned := returnSignal(h)
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
+	server.Mount(mux, "/agent", h)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	defer http.DefaultClient.CloseIdleConnections()
@@ -222,15 +222,10 @@ func TestHTTPServerShutdownEndsDetachedRuns(t *testing.T) {
 	for _, grace := range []time.Duration{0, time.Minute} {
 		t.Run(fmt.Sprintf("grace=%v", grace), func(t *testing.T) {
 			log := runlog.NewMemory(runlog.MemoryOptions{})
-			opts := []server.DurableOption{}
-			if grace > 0 {
-				opts = append(opts, server.WithDetach(grace))
-			}
 			h, returned := returnSignal(server.NewHandler(blockingAgent(nil),
-				server.WithDurableRuns(log, server.AllowAll, opts...)))
+				server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: grace})))
 			mux := http.NewServeMux()
-			mux.Handle("/agent", h)
-			mux.Handle("/agent/runs/", h)
+			server.Mount(mux, "/agent", h)
 			url, shutdown := serveHTTP(t, mux)
 
 			attached, _ := openStream(t, postReq(url, "t1", "attached"), 1)
@@ -269,7 +264,7 @@ func TestDurableKeepAlive(t *testing.T) {
 	release := make(chan struct{})
 	log := runlog.NewMemory(runlog.MemoryOptions{})
 	srv := durableServer(t, blockingAgent(release), server.WithKeepAlive(10*time.Millisecond),
-		server.WithDurableRuns(log, server.AllowAll))
+		server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll}))
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 	// untilKeepAlive reads lines until a keep-alive comment, returning the

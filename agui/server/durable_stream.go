@@ -22,7 +22,8 @@ import (
 // With tee (the POST of a run on a log whose appends are visible at once),
 // the stream is fed by the run's appends until the tee stops; then, if the
 // run has not ended, it reads the log from where the tee stopped.
-func (d *durableConfig) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, cfg *handlerConfig, tee *logTee) (ended bool) {
+func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, tee *logTee) (ended bool) {
+	cfg := d.cfg
 	ctx, stop := d.readContext(r, runID)
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -204,7 +205,7 @@ func endUnfollowed(out *streamWriter, enc encoding, runID string, after uint64, 
 // the run ended, as a client without durable runs does. A reader of a run
 // of another replica stops at once: that run goes on, and its client can
 // reattach elsewhere.
-func (d *durableConfig) readContext(r *http.Request, runID string) (context.Context, func()) {
+func (d *durableRuns) readContext(r *http.Request, runID string) (context.Context, func()) {
 	life := lifetimeOf(r.Context())
 	d.mu.Lock()
 	_, local := d.live[runID]
@@ -224,6 +225,13 @@ func (d *durableConfig) readContext(r *http.Request, runID string) (context.Cont
 }
 
 // protoFrame appends the protobuf frame of a logged event (its JSON).
+//
+// It decodes the event's JSON to encode it again, for every event a
+// protobuf reader reads from the log (a POST fed by its run's appends,
+// logTee, frames the event itself). Framing without the decode needs the
+// run log to keep the protobuf encoding beside the JSON
+// (runlog.Writer.Append takes one), a change of the log's format left for
+// when protobuf readers of durable runs are common enough to pay for it.
 func protoFrame(dst, data []byte) ([]byte, error) {
 	ev, err := agui.DecodeEvent(data)
 	if err != nil {

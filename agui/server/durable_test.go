@@ -82,8 +82,7 @@ func durableServer(t *testing.T, agent server.Agent[server.NoState], opts ...ser
 	t.Helper()
 	h := server.NewHandler(agent, opts...)
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
+	server.Mount(mux, "/agent", h)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -124,11 +123,14 @@ func postCancel(t *testing.T, url, run string) *http.Response {
 }
 
 // errorBody checks a JSON error answer and returns its code and message.
-func errorBody(t *testing.T, resp *http.Response, status int) (code, message string) {
+func errorBody(t *testing.T, resp *http.Response, status int) (code agui.HTTPCode, message string) {
 	t.Helper()
 	defer resp.Body.Close()
 	var b struct {
-		Error struct{ Code, Message string } `json:"error"`
+		Error struct {
+			Code    agui.HTTPCode
+			Message string
+		} `json:"error"`
 	}
 	if resp.StatusCode != status {
 		data, _ := io.ReadAll(resp.Body)
@@ -178,7 +180,7 @@ func plainRun(t *testing.T, agent server.Agent[server.NoState]) []string {
 
 func TestDurableFramesCarryIDs(t *testing.T) {
 	agent := deltaAgent(20, -1, nil)
-	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); ct != server.MediaTypeSSE {
@@ -222,8 +224,7 @@ func TestDurableFramesCarryIDs(t *testing.T) {
 func TestDurableReattachAfterCut(t *testing.T) {
 	gate := make(chan struct{})
 	agent := deltaAgent(30, 9, gate)
-	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll,
-		server.WithDetach(time.Minute)))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	head := readSSE(t, resp.Body, 5) // RUN_STARTED, TEXT_MESSAGE_START, three deltas
 	resp.Body.Close()                // the connection drops
@@ -239,13 +240,13 @@ func TestDurableReattachAfterCut(t *testing.T) {
 	}
 }
 
-// Without WithDetach a run is cancelled when its client leaves, as without
+// Without Detach a run is cancelled when its client leaves, as without
 // durable runs; the log still ends with the terminal event.
 func TestDurableDisconnectCancelsByDefault(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
 	log := runlog.NewMemory(runlog.MemoryOptions{})
-	srv := durableServer(t, deltaAgent(30, 2, gate), server.WithDurableRuns(log, server.AllowAll))
+	srv := durableServer(t, deltaAgent(30, 2, gate), server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	readSSE(t, resp.Body, 3)
 	resp.Body.Close()
@@ -279,7 +280,7 @@ func TestDurableDetachGraceExpires(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate)
 	log := runlog.NewMemory(runlog.MemoryOptions{})
-	srv := durableServer(t, deltaAgent(30, 2, gate), server.WithDurableRuns(log, server.AllowAll, server.WithDetach(20*time.Millisecond)))
+	srv := durableServer(t, deltaAgent(30, 2, gate), server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: 20 * time.Millisecond}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	readSSE(t, resp.Body, 3)
 	resp.Body.Close()
@@ -299,7 +300,7 @@ func TestDurableBadRequests(t *testing.T) {
 		}
 		return nil
 	}
-	srv := durableServer(t, deltaAgent(3, -1, nil), server.WithDurableRuns(log, deny))
+	srv := durableServer(t, deltaAgent(3, -1, nil), server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: deny}))
 	resp := postRun(t, srv.URL, "alice", "r1")
 	n := len(readSSE(t, resp.Body, -1))
 	resp.Body.Close()
@@ -315,15 +316,15 @@ func TestDurableBadRequests(t *testing.T) {
 		name   string
 		do     func() *http.Response
 		status int
-		code   string
+		code   agui.HTTPCode
 	}{
-		{"malformed Last-Event-ID", func() *http.Response { return getEvents(t, srv.URL, "r1", with("Last-Event-ID", "x7"), "") }, 400, server.HTTPCodeInvalidCursor},
-		{"negative after", func() *http.Response { return getEvents(t, srv.URL, "r1", alice, "?after=-1") }, 400, server.HTTPCodeInvalidCursor},
+		{"malformed Last-Event-ID", func() *http.Response { return getEvents(t, srv.URL, "r1", with("Last-Event-ID", "x7"), "") }, 400, agui.HTTPCodeInvalidCursor},
+		{"negative after", func() *http.Response { return getEvents(t, srv.URL, "r1", alice, "?after=-1") }, 400, agui.HTTPCodeInvalidCursor},
 		{"future Last-Event-ID", func() *http.Response {
 			return getEvents(t, srv.URL, "r1", with("Last-Event-ID", strconv.Itoa(n+1)), "")
-		}, 400, server.HTTPCodeInvalidCursor},
-		{"cursors disagree", func() *http.Response { return getEvents(t, srv.URL, "r1", with("Last-Event-ID", "1"), "?after=2") }, 400, server.HTTPCodeInvalidCursor},
-		{"another thread's run", func() *http.Response { return getEvents(t, srv.URL, "r1", map[string]string{"X-User": "mallory"}, "") }, 403, server.HTTPCodeForbidden},
+		}, 400, agui.HTTPCodeInvalidCursor},
+		{"cursors disagree", func() *http.Response { return getEvents(t, srv.URL, "r1", with("Last-Event-ID", "1"), "?after=2") }, 400, agui.HTTPCodeInvalidCursor},
+		{"another thread's run", func() *http.Response { return getEvents(t, srv.URL, "r1", map[string]string{"X-User": "mallory"}, "") }, 403, agui.HTTPCodeForbidden},
 		{"cancel another thread's run", func() *http.Response {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/agent/runs/r1/cancel", nil)
 			req.Header.Set("X-User", "mallory")
@@ -332,7 +333,7 @@ func TestDurableBadRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			return resp
-		}, 403, server.HTTPCodeForbidden},
+		}, 403, agui.HTTPCodeForbidden},
 		{"cancel a finished run", func() *http.Response {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/agent/runs/r1/cancel", nil)
 			req.Header.Set("X-User", "alice")
@@ -341,20 +342,20 @@ func TestDurableBadRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			return resp
-		}, 409, server.HTTPCodeRunEnded},
-		{"unknown run", func() *http.Response { return getEvents(t, srv.URL, "nope", alice, "") }, 404, server.HTTPCodeRunNotFound},
+		}, 409, agui.HTTPCodeRunEnded},
+		{"unknown run", func() *http.Response { return getEvents(t, srv.URL, "nope", alice, "") }, 404, agui.HTTPCodeRunNotFound},
 		{"GET on cancel", func() *http.Response {
 			resp, err := http.Get(srv.URL + "/agent/runs/r1/cancel")
 			if err != nil {
 				t.Fatal(err)
 			}
 			return resp
-		}, 405, server.HTTPCodeMethodNotAllowed},
-		{"run id reused", func() *http.Response { return postRun(t, srv.URL, "alice", "r1") }, 409, server.HTTPCodeRunExists},
+		}, 405, agui.HTTPCodeMethodNotAllowed},
+		{"run id reused", func() *http.Response { return postRun(t, srv.URL, "alice", "r1") }, 409, agui.HTTPCodeRunExists},
 		{"expired run", func() *http.Response {
 			now = now.Add(2 * time.Minute)
 			return getEvents(t, srv.URL, "r1", alice, "")
-		}, 410, server.HTTPCodeRunExpired},
+		}, 410, agui.HTTPCodeRunExpired},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, msg := errorBody(t, tc.do(), tc.status)
@@ -367,11 +368,11 @@ func TestDurableBadRequests(t *testing.T) {
 }
 
 func TestDurableNoAuthorizationHookDenies(t *testing.T) {
-	srv := durableServer(t, deltaAgent(1, -1, nil), server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), nil))
+	srv := durableServer(t, deltaAgent(1, -1, nil), server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{})}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	readSSE(t, resp.Body, -1)
 	resp.Body.Close()
-	if code, _ := errorBody(t, getEvents(t, srv.URL, "r1", nil, ""), 403); code != server.HTTPCodeForbidden {
+	if code, _ := errorBody(t, getEvents(t, srv.URL, "r1", nil, ""), 403); code != agui.HTTPCodeForbidden {
 		t.Fatal(code)
 	}
 }
@@ -379,12 +380,12 @@ func TestDurableNoAuthorizationHookDenies(t *testing.T) {
 func TestDurableOneRunPerThread(t *testing.T) {
 	gate := make(chan struct{})
 	srv := durableServer(t, deltaAgent(3, 0, gate),
-		server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll, server.WithOneRunPerThread()))
+		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, OneRunPerThread: true}))
 	first := postRun(t, srv.URL, "t", "r1")
 	defer first.Body.Close()
 	readSSE(t, first.Body, 2)
 	code, msg := errorBody(t, postRun(t, srv.URL, "t", "r2"), http.StatusConflict)
-	if code != server.HTTPCodeThreadBusy || !strings.Contains(msg, "r1") {
+	if code != agui.HTTPCodeThreadBusy || !strings.Contains(msg, "r1") {
 		t.Fatalf("code %q message %q, want THREAD_BUSY naming r1", code, msg)
 	}
 	other := postRun(t, srv.URL, "u", "r3") // another thread is free
@@ -427,7 +428,7 @@ func TestDurableProtobufRunIsLogged(t *testing.T) {
 	}
 	plain := durableServer(t, agent)
 	want := protobufRun(plain.URL)
-	srv := durableServer(t, agent, server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
 	if got := protobufRun(srv.URL); !bytes.Equal(got, want) {
 		t.Fatalf("the durable protobuf stream differs from the plain one:\n%x\n%x", got, want)
 	}
@@ -456,7 +457,7 @@ func TestDurableProtobufRunIsLogged(t *testing.T) {
 		t.Fatalf("the protobuf GET after 2 differs from the plain run's frames after the second")
 	}
 	code, _ := errorBody(t, getEvents(t, srv.URL, "r1", map[string]string{"Accept": "image/png"}, ""), http.StatusNotAcceptable)
-	if code != server.HTTPCodeNotAcceptable {
+	if code != agui.HTTPCodeNotAcceptable {
 		t.Fatal(code)
 	}
 }
@@ -475,7 +476,7 @@ func TestDurableRefusesOversizedEvent(t *testing.T) {
 		return server.Success(), m.End()
 	})
 	log := runlog.NewMemory(runlog.MemoryOptions{})
-	srv := durableServer(t, agent, server.WithDurableRuns(log, server.AllowAll))
+	srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll}))
 	resp := postRun(t, srv.URL, "t", "r1")
 	frames := readSSE(t, resp.Body, -1)
 	resp.Body.Close()

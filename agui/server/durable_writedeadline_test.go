@@ -22,7 +22,7 @@ func TestDurableWriteTimeoutSparesSteadySlowReader(t *testing.T) {
 	spareSteadySlowReader(t, func(interval time.Duration) (http.Handler, <-chan error) {
 		ended := make(chan error, 1)
 		return server.NewHandler(bigEvents(4, 96<<10, ended), server.WithWriteTimeout(interval),
-			server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll)), ended
+			server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll})), ended
 	})
 }
 
@@ -44,7 +44,7 @@ func TestDurableWriteTimeoutCutsStalledReader(t *testing.T) {
 		return server.Outcome{}, ctx.Err()
 	})
 	srv := startSmall(t, server.NewHandler(agent, server.WithWriteTimeout(interval),
-		server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll)))
+		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll})))
 	dialSmall(t, srv) // and never read the body
 	wantCut(t, ended, "a durable client that stopped reading")
 }

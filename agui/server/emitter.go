@@ -61,11 +61,9 @@ type emitter struct {
 	// so a run that streams none (an idle one above all) does not carry it.
 	reused *reusedEvents
 
-	// history points at the conversation the run starts from (the
-	// input's), until the verifier has been seeded with it (see
-	// seedHistory). A pointer, not the slice, keeps the emitter in the
-	// 512-byte size class.
-	history *[]agui.Message
+	// history is the conversation the run starts from (the input's), until
+	// the verifier has been seeded with it (see seedHistory).
+	history []agui.Message
 }
 
 // reusedEvents are the events the streaming hot paths build in place.
@@ -92,7 +90,7 @@ func (e *emitter) reuse() *reusedEvents {
 // history beyond the input itself. Called with mu held.
 func (e *emitter) seedHistory() {
 	if e.history != nil {
-		e.verifier.Seed(*e.history)
+		e.verifier.Seed(e.history)
 		e.history = nil
 	}
 }
@@ -146,7 +144,7 @@ func (e *emitter) check(ev agui.Event, sc *scope) error {
 		if err := e.verifier.Observe(ev); err != nil {
 			return violationError(err)
 		}
-		return ProtocolError(ErrRunEnded)
+		return protocolError(ErrRunEnded)
 	}
 	if cause := e.cancelCause(); cause != nil {
 		return cancelledError(cause)
@@ -161,10 +159,10 @@ func (e *emitter) check(ev agui.Event, sc *scope) error {
 // through a handle of subagent scope sc (nil for the run's own).
 func (e *emitter) emit(ev agui.Event, sc *scope) error {
 	if ev == nil {
-		return ProtocolError(errNilEvent)
+		return protocolError(errNilEvent)
 	}
 	if t := ev.Type(); t == agui.EventTypeRunStarted || t == agui.EventTypeRunFinished || t == agui.EventTypeRunError {
-		return ProtocolError(errDriverOwned)
+		return protocolError(errDriverOwned)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -193,7 +191,7 @@ func (e *emitter) send(ev agui.Event, verified bool) error {
 	}
 	if err != nil {
 		e.out = e.out[:start]
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	if n := len(out) - start - len(e.prefix); e.maxEvent > 0 && n > e.maxEvent {
 		e.out = out[:start]

@@ -31,7 +31,7 @@ func capMessage(msg string) string {
 // tooLargeError is the error of an emit whose encoding (n bytes) is over
 // limit.
 func tooLargeError(n, limit int) *Error {
-	return SerializationError(fmt.Errorf("%w: %d bytes encoded, the limit is %d", ErrEventTooLarge, n, limit))
+	return serializationError(fmt.Errorf("%w: %d bytes encoded, the limit is %d", ErrEventTooLarge, n, limit))
 }
 
 // Causes of cancellation. The run's context is cancelled with one of these
@@ -57,25 +57,38 @@ var (
 	// ErrConsumerStopped: the consumer of [Run] or [Runner.Events] stopped
 	// pulling (broke out of the range loop).
 	ErrConsumerStopped = errors.New("agui/server: consumer stopped reading the event stream")
+	// ErrCancelRequested: a durable run was stopped through its cancel route
+	// (POST {path}/runs/{runId}/cancel), on whichever replica; the reason the
+	// request gave follows it in the cause's message.
+	ErrCancelRequested = errors.New("agui/server: the run was cancelled by request")
+	// ErrDetachExpired: nobody reattached to a detached durable run within
+	// its grace period ([DurableConfig.Detach]).
+	ErrDetachExpired = errors.New("agui/server: no client reattached to the run within its grace period")
+)
+
+// What a run refuses. An emit or an outcome the run cannot take fails with a
+// PROTOCOL or SERIALIZATION [*Error] that wraps one of these, and nothing is
+// sent.
+var (
 	// ErrRunEnded: something was emitted after the run's terminal event.
 	ErrRunEnded = errors.New("agui/server: the run has already ended")
-	// ErrAlreadyStarted: a [Runner] (or the sequence returned by [Run]) was
-	// started a second time. A run happens once; its runId is never reused.
-	ErrAlreadyStarted = errors.New("agui/server: the run was already started")
-	// ErrNoInterrupts: an interrupt outcome carried no interrupt.
-	ErrNoInterrupts = errors.New("agui/server: an interrupt outcome needs at least one interrupt")
-	// ErrEventTooLarge: an event's encoding is larger than the largest frame
-	// a reader of the stream accepts (the handler's limit is
-	// agui.DefaultMaxFrame, the reference client's). The emit fails with a
-	// SERIALIZATION [*Error] wrapping it and nothing is sent, so that nothing
-	// the handler sends is refused by its own reader.
-	ErrEventTooLarge = errors.New("agui/server: the event is larger than the stream's frame limit")
 	// ErrSubagentEnded: something was emitted through a [Subagent] (or a
 	// handle it created) after the subagent ended with Finish, Suspend or
-	// Fail. The emit fails with a PROTOCOL [*Error] wrapping it and nothing is
-	// sent.
+	// Fail (PROTOCOL).
 	ErrSubagentEnded = errors.New("agui/server: the subagent has already ended")
+	// ErrEventTooLarge: an event's encoding is larger than the largest frame
+	// a reader of the stream accepts (the handler's limit is
+	// agui.DefaultMaxFrame, the reference client's), so that nothing the
+	// handler sends is refused by its own reader (SERIALIZATION).
+	ErrEventTooLarge = errors.New("agui/server: the event is larger than the stream's frame limit")
+	// ErrNoInterrupts: an interrupt outcome carried no interrupt (PROTOCOL).
+	ErrNoInterrupts = errors.New("agui/server: an interrupt outcome needs at least one interrupt")
 )
+
+// ErrAlreadyStarted is what starting a [Runner] (or ranging over the
+// sequence [Run] returned) a second time returns, as it is: a run happens
+// once, and its runId is never reused.
+var ErrAlreadyStarted = errors.New("agui/server: the run was already started")
 
 // Error is the one error type of this package. Every failure that ends a run
 // is an *Error, and its Code and Message are what the terminal RUN_ERROR
@@ -102,13 +115,17 @@ func (e *Error) Error() string { return e.Message }
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// AgentError wraps a failure of the agent's own code. Its message reads
-// "agent error: <cause>", its code is AGENT_ERROR, and errors.Is and
-// errors.As reach cause. A nil cause gives the message "agent error".
+// AgentError is the one way to build the error of a failure of the agent's
+// own code: its message reads "agent error: <cause>", its code is
+// AGENT_ERROR, and errors.Is and errors.As reach cause. A nil cause gives the
+// message "agent error". The cause says what failed, however it was made:
+// AgentError(err), AgentError(errors.New(text)) for a text taken literally,
+// AgentError(fmt.Errorf(format, args...)) for a format, %w wrapping as usual.
 //
-// The three constructors differ only in where the cause comes from: an error
-// (AgentError), a plain text ([AgentErrorText]), or a format
-// ([AgentErrorf]).
+// An agent seldom needs it: an error it returns that is not an [*Error]
+// already ends the run as AgentError(err). Build one where the code has to
+// travel with the error before the driver sees it, as in [Subagent.Fail],
+// which reports the code of an [*Error] only.
 func AgentError(cause error) *Error {
 	msg := "agent error"
 	if cause != nil {
@@ -117,39 +134,15 @@ func AgentError(cause error) *Error {
 	return &Error{Code: agui.CodeAgentError, Message: msg, Err: cause}
 }
 
-// AgentErrorText is [AgentError] for a failure described by a text, taken
-// literally: AgentErrorText("the weather service is down") reads
-// "agent error: the weather service is down", and a '%' in text stays as it
-// is. The cause is an error whose message is text. An empty text gives the
-// message "agent error" and no cause.
-//
-// Use it for a text that is not a constant format (a message from a model or
-// a remote service, say); AgentErrorf(text) would interpret its '%' verbs.
-func AgentErrorText(text string) *Error {
-	if text == "" {
-		return AgentError(nil)
-	}
-	return AgentError(errors.New(text))
-}
-
-// AgentErrorf is [AgentError] of fmt.Errorf(format, args...); %w wraps as
-// usual, so errors.Is and errors.As reach the wrapped errors.
-// AgentErrorf("the %s service is down", name) reads
-// "agent error: the weather service is down". For a text that is not a
-// format, use [AgentErrorText].
-func AgentErrorf(format string, args ...any) *Error {
-	return AgentError(fmt.Errorf(format, args...))
-}
-
-// ProtocolError reports a value a core type rejects, such as an interrupt
+// protocolError reports a value a core type rejects, such as an interrupt
 // outcome with no interrupts. Its code is PROTOCOL.
-func ProtocolError(cause error) *Error {
+func protocolError(cause error) *Error {
 	return &Error{Code: agui.CodeProtocol, Message: "protocol error: " + cause.Error(), Err: cause}
 }
 
-// SerializationError reports state, tool arguments, a tool result or an event
+// serializationError reports state, tool arguments, a tool result or an event
 // member that could not round-trip through JSON. Its code is SERIALIZATION.
-func SerializationError(cause error) *Error {
+func serializationError(cause error) *Error {
 	return &Error{Code: agui.CodeSerialization, Message: "serialization error: " + cause.Error(), Err: cause}
 }
 

@@ -14,9 +14,10 @@ type quotaError struct{ left int }
 
 func (e *quotaError) Error() string { return fmt.Sprintf("quota exhausted (%d left)", e.left) }
 
-// Every agent-error constructor reads "agent error: <cause>", carries code
-// AGENT_ERROR, and lets errors.Is and errors.As reach the cause.
-func TestAgentErrorConstructors(t *testing.T) {
+// An agent error, whatever its cause was made from (an error, a text, a
+// format), reads "agent error: <cause>", carries code AGENT_ERROR, and lets
+// errors.Is and errors.As reach the cause.
+func TestAgentError(t *testing.T) {
 	quota := &quotaError{left: 0}
 	msg := "50% of the shards are down: %v" // a variable text with verbs: taken literally
 	for _, tc := range []struct {
@@ -30,11 +31,10 @@ func TestAgentErrorConstructors(t *testing.T) {
 		{"typed error", server.AgentError(quota), "agent error: quota exhausted (0 left)", quota, true},
 		{"wrapped error", server.AgentError(fmt.Errorf("loading: %w", fs.ErrPermission)), "agent error: loading: permission denied", fs.ErrPermission, false},
 		{"nil error", server.AgentError(nil), "agent error", nil, false},
-		{"text", server.AgentErrorText("the weather service is down"), "agent error: the weather service is down", nil, false},
-		{"text with percent", server.AgentErrorText(msg), "agent error: 50% of the shards are down: %v", nil, false},
-		{"empty text", server.AgentErrorText(""), "agent error", nil, false},
-		{"format", server.AgentErrorf("the %s service is down", "weather"), "agent error: the weather service is down", nil, false},
-		{"format wrapping", server.AgentErrorf("asking the model: %w", quota), "agent error: asking the model: quota exhausted (0 left)", quota, true},
+		{"text", server.AgentError(errors.New("the weather service is down")), "agent error: the weather service is down", nil, false},
+		{"text with percent", server.AgentError(errors.New(msg)), "agent error: 50% of the shards are down: %v", nil, false},
+		{"format", server.AgentError(fmt.Errorf("the %s service is down", "weather")), "agent error: the weather service is down", nil, false},
+		{"format wrapping", server.AgentError(fmt.Errorf("asking the model: %w", quota)), "agent error: asking the model: quota exhausted (0 left)", quota, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.err.Code != agui.CodeAgentError || tc.err.Message != tc.message || tc.err.Error() != tc.message {
@@ -59,8 +59,8 @@ func TestAgentErrorConstructors(t *testing.T) {
 			}
 		})
 	}
-	// The text of an AgentErrorText cause is the text, exactly.
-	if c := server.AgentErrorText(msg).Unwrap(); c == nil || c.Error() != msg {
+	// The text of a text's cause is the text, exactly.
+	if c := server.AgentError(errors.New(msg)).Unwrap(); c == nil || c.Error() != msg {
 		t.Fatalf("cause %v", c)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // A run that outlives its connection: with durable runs every frame carries
 // its sequence as id, and a client that lost its connection reattaches with
-// the last id it saw and gets the rest, exactly once. WithDetach keeps the
+// the last id it saw and gets the rest, exactly once. DurableConfig.Detach keeps the
 // run going meanwhile; serve it through server.NewHTTPServer, whose
 // Shutdown also ends runs nobody is reading.
 func ExampleWithDurableRuns() {
@@ -33,10 +33,9 @@ func ExampleWithDurableRuns() {
 		return server.Success(), msg.End()
 	})
 	log := runlog.NewMemory(runlog.MemoryOptions{})
-	h := server.NewHandler(agent, server.WithDurableRuns(log, server.AllowAll, server.WithDetach(time.Minute)))
+	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: time.Minute}))
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h) // GET …/runs/{runId}/events, POST …/runs/{runId}/cancel
+	server.Mount(mux, "/agent", h) // and GET …/runs/{runId}/events, POST …/runs/{runId}/cancel
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 

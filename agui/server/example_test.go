@@ -20,7 +20,7 @@ func Example_flakyAgent() {
 		if err := rc.Say("Looking that up."); err != nil {
 			return server.Outcome{}, err
 		}
-		return server.Outcome{}, server.AgentErrorText("the weather service is down")
+		return server.Outcome{}, server.AgentError(errors.New("the weather service is down"))
 	})
 
 	var last agui.Event

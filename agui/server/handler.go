@@ -9,26 +9,13 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/protoframe"
-)
-
-// Codes of the JSON error bodies the handler answers with before a stream
-// starts. Once the stream has started, every failure is an in-stream
-// RUN_ERROR instead.
-const (
-	HTTPCodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"     // 405
-	HTTPCodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415
-	HTTPCodeInvalidInput         = "INVALID_INPUT"          // 400
-	HTTPCodeRequestTooLarge      = "REQUEST_TOO_LARGE"      // 413
-	HTTPCodeNotAcceptable        = "NOT_ACCEPTABLE"         // 406
-	HTTPCodeOriginNotAllowed     = "ORIGIN_NOT_ALLOWED"     // 403, a CORS preflight from an origin WithCORS does not allow
-	HTTPCodeRequestTimeout       = "REQUEST_TIMEOUT"        // 408, the body did not arrive within WithBodyTimeout
-	HTTPCodeOverloaded           = "OVERLOADED"             // 503, WithMaxConcurrentRuns runs are already in flight, or a large body found no room in WithBodyMemory
 )
 
 // NewHandler mounts agent as an AG-UI HTTP endpoint: each POST runs the agent
@@ -78,16 +65,45 @@ func NewHandler[S any](agent Agent[S], opts ...HandlerOption) http.Handler {
 	if h.cfg.bodyMemory > 0 {
 		h.bodies = newBodyBudget(h.cfg.bodyMemory)
 	}
+	if c := h.cfg.durable; c != nil {
+		h.durable = newDurableRuns(*c, &h.cfg, &h.slots)
+	}
 	return h
+}
+
+// Mount registers h on mux at path (such as "/agent"), and beside it the run
+// routes of durable runs ([WithDurableRuns]): path/runs/{runId}/events and
+// path/runs/{runId}/cancel. One ServeMux pattern cannot hold both a path and
+// what lies under it (a subtree pattern answers the bare path with a
+// redirect, which a CORS preflight does not follow), so Mount is the one
+// call that registers all three. h may wrap a handler of [NewHandler]; it
+// is given every method of those paths, and answers a wrong one with 405.
+//
+// A router other than ServeMux routes the same paths to h: the handler
+// tells a run route by the last three segments of the request's path.
+func Mount(mux *http.ServeMux, path string, h http.Handler) {
+	if strings.ContainsAny(path, " \t{") {
+		panic("agui/server: Mount takes a path, without a method or wildcards: " + strconv.Quote(path))
+	}
+	path = strings.TrimSuffix(path, "/")
+	if path == "" {
+		mux.Handle("/", h)
+	} else {
+		mux.Handle(path, h)
+	}
+	mux.Handle(path+"/runs/{runId}/"+routeEvents, h)
+	mux.Handle(path+"/runs/{runId}/"+routeCancel, h)
 }
 
 type handler[S any] struct {
 	agent Agent[S]
 	cfg   handlerConfig
-	runs  atomic.Int64 // slots of WithMaxConcurrentRuns in use, when it caps them: POSTs, GET streams, detached runs
+	slots atomic.Int64 // slots of WithMaxConcurrentRuns in use, when it caps them: POSTs, GET streams, detached runs
 	// bodies bounds the bytes of large bodies read and decoded at once
 	// (WithBodyMemory); nil without a bound.
 	bodies *bodyBudget
+	// durable holds the durable runs (WithDurableRuns); nil without them.
+	durable *durableRuns
 }
 
 func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -110,12 +126,10 @@ func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // stream, emits RUN_STARTED and returns the run, ready for its agent. A
 // durable run is served whole here.
 //
-// ServeHTTP is kept this small, and open is not inlined into it, because an
-// idle agent blocks on the request's goroutine under ServeHTTP's frame: what
-// checking, decoding and setting up needed is off the stack by then. See
-// [Runner.prologue] for why that stack is worth a few hundred bytes.
-//
-//go:noinline
+// ServeHTTP is kept this small because an idle agent blocks on the request's
+// goroutine under ServeHTTP's frame: what checking, decoding and setting up
+// needed is off the stack once open returns. See [Runner.prologue] for why
+// that stack is worth a few hundred bytes; TestIdleRunMemory measures it.
 func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	allow := http.MethodPost
 	if c := h.cfg.cors; c != nil {
@@ -126,29 +140,27 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 		c.setHeaders(w.Header(), r)
 		allow = "OPTIONS, POST"
 	}
-	if d := h.cfg.durable; d != nil {
-		if runID, action, ok := d.route(r); ok {
-			d.serveRoute(w, r, runID, action, &h.cfg, &h.runs)
+	if d := h.durable; d != nil {
+		if runID, route, ok := runRoute(r.URL.EscapedPath()); ok {
+			d.serveRoute(w, r, runID, route)
 			return nil
 		}
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", allow)
-		reject(w, http.StatusMethodNotAllowed, HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
+		reject(w, agui.HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
 		return nil
 	}
 	var slot *atomic.Int64
 	if n := int64(h.cfg.maxRuns); n > 0 {
-		if h.runs.Add(1) > n {
-			h.runs.Add(-1)
-			w.Header().Set("Retry-After", "1")
-			reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
-				fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
+		if h.slots.Add(1) > n {
+			h.slots.Add(-1)
+			rejectOverloaded(w, n)
 			return nil
 		}
 		// The place is given back when the run ends, or below if the
 		// request never gets that far (and if it panics on the way).
-		slot = &h.runs
+		slot = &h.slots
 		defer func() {
 			if slot != nil {
 				slot.Add(-1)
@@ -156,20 +168,19 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 		}()
 	}
 	if err := checkJSON(r.Header.Get("Content-Type")); err != nil {
-		reject(w, http.StatusUnsupportedMediaType, HTTPCodeUnsupportedMediaType, err.Error())
+		reject(w, agui.HTTPCodeUnsupportedMediaType, err.Error())
 		return nil
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
-		reject(w, http.StatusNotAcceptable, HTTPCodeNotAcceptable,
-			"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
+		rejectNotAcceptable(w)
 		return nil
 	}
 	input, state, ok := h.readInput(w, r)
 	if !ok {
 		return nil
 	}
-	if h.cfg.durable != nil {
+	if h.durable != nil {
 		h.serveDurable(w, r, enc, input, state)
 		return nil
 	}
@@ -189,7 +200,7 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 	runner := newRunner(r.Context(), h.agent, input, h.cfg.run)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here
-		reject(w, http.StatusInternalServerError, string(agui.CodeAgentError), err.Error())
+		reject(w, agui.HTTPCodeAgentError, err.Error())
 		return nil, nil
 	}
 
@@ -213,8 +224,6 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 
 // readInput reads and decodes the request body, or answers the request with
 // the error and reports false.
-//
-//go:noinline
 func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.RunAgentInput, *S, bool) {
 	var deadline time.Time
 	if h.cfg.bodyTimeout > 0 {
@@ -233,28 +242,28 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
 			w.Header().Set("Connection", "close") // the rest of the body may still be on its way
-			reject(w, http.StatusRequestTimeout, HTTPCodeRequestTimeout,
+			reject(w, agui.HTTPCodeRequestTimeout,
 				fmt.Sprintf("the request body did not arrive within %v", h.cfg.bodyTimeout))
 			return nil, nil, false
 		}
 		if errors.As(err, &tooLarge) {
-			reject(w, http.StatusRequestEntityTooLarge, HTTPCodeRequestTooLarge,
+			reject(w, agui.HTTPCodeRequestTooLarge,
 				fmt.Sprintf("the request body is larger than %d bytes", tooLarge.Limit))
 			return nil, nil, false
 		}
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "reading the request body: "+err.Error())
+		reject(w, agui.HTTPCodeInvalidInput, "reading the request body: "+err.Error())
 		return nil, nil, false
 	}
 	input, err := h.decodeInput(r, body)
 	if err != nil {
-		reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
+		reject(w, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
 		return nil, nil, false
 	}
 	var state *S
 	if input.State != nil && !isNoState[S]() {
 		state = new(S)
 		if err := json.Unmarshal(input.State, state); err != nil {
-			reject(w, http.StatusBadRequest, HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error())
+			reject(w, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error())
 			return nil, nil, false
 		}
 	}
@@ -318,7 +327,7 @@ func (h *handler[S]) awaitBodyMemory(w http.ResponseWriter, r *http.Request, siz
 	hdr := w.Header()
 	hdr.Set("Retry-After", "1")
 	hdr.Set("Connection", "close") // the body was never read
-	reject(w, http.StatusServiceUnavailable, HTTPCodeOverloaded,
+	reject(w, agui.HTTPCodeOverloaded,
 		fmt.Sprintf("too many large request bodies are being read; this one (%d bytes) waited %v without its turn", size, h.cfg.bodyTimeout))
 	return 0, false
 }
@@ -384,12 +393,28 @@ func checkJSON(contentType string) error {
 	return nil
 }
 
-// reject answers a request that will get no stream.
-func reject(w http.ResponseWriter, status int, code, message string) {
+// rejectNotAcceptable answers a request, a POST or a reattach, whose Accept
+// header admits neither encoding a stream is written in.
+func rejectNotAcceptable(w http.ResponseWriter) {
+	reject(w, agui.HTTPCodeNotAcceptable,
+		"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
+}
+
+// rejectOverloaded answers a request, a POST or a reattach, that finds the
+// handler at its WithMaxConcurrentRuns cap of n.
+func rejectOverloaded(w http.ResponseWriter, n int64) {
+	w.Header().Set("Retry-After", "1")
+	reject(w, agui.HTTPCodeOverloaded,
+		fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
+}
+
+// reject answers a request that will get no stream, with the status that
+// goes with code.
+func reject(w http.ResponseWriter, code agui.HTTPCode, message string) {
 	type body struct {
 		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
+			Code    agui.HTTPCode `json:"code"`
+			Message string        `json:"message"`
 		} `json:"error"`
 	}
 	var b body
@@ -398,6 +423,6 @@ func reject(w http.ResponseWriter, status int, code, message string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
+	w.WriteHeader(code.Status())
 	_, _ = w.Write(append(data, '\n'))
 }

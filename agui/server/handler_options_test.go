@@ -128,7 +128,7 @@ func TestCORS(t *testing.T) {
 	t.Run("preflight from another origin", func(t *testing.T) {
 		w := preflight(h, "https://evil.example", map[string]string{"Access-Control-Request-Method": "POST"})
 		if w.Code != http.StatusForbidden || w.Header().Get("Access-Control-Allow-Origin") != "" ||
-			!strings.Contains(w.Body.String(), server.HTTPCodeOriginNotAllowed) {
+			!strings.Contains(w.Body.String(), string(agui.HTTPCodeOriginNotAllowed)) {
 			t.Fatalf("%d %v %s", w.Code, w.Header(), w.Body)
 		}
 	})

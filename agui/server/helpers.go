@@ -141,7 +141,7 @@ func (c *ToolCall) Args(delta string) error { return c.e.toolArgs(c.id, delta, c
 func (c *ToolCall) ArgsJSON(v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	return c.Args(string(b))
 }
@@ -173,7 +173,7 @@ func (c *ToolCall) Result(content agui.Content) error {
 func (c *ToolCall) ResultJSON(v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	return c.Result(agui.TextContent(string(b)))
 }
@@ -332,7 +332,7 @@ func (s *Step) End() error {
 func (em *Emitter) Custom(name string, v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	ev := agui.NewCustom(name, b)
 	ev.SubagentRunID = em.sc.tag()
@@ -431,7 +431,7 @@ func (s *Subagent) Finish(result any) error {
 	if result != nil {
 		b, err := marshalJSON(result)
 		if err != nil {
-			return SerializationError(err)
+			return serializationError(err)
 		}
 		if string(b) != "null" {
 			ev.Result = b
@@ -545,7 +545,7 @@ func (a *Activity) Update(content any) error {
 	defer a.mu.Unlock()
 	patch, err := jsonpatch.DiffValues(a.content, tree)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	if len(patch) == 0 {
 		return nil
@@ -567,10 +567,10 @@ var errNotObject = errors.New("agui/server: activity content must be a JSON obje
 func activityContent(v any) (json.RawMessage, any, error) {
 	raw, tree, err := encodeTree(v)
 	if err != nil {
-		return nil, nil, SerializationError(err)
+		return nil, nil, serializationError(err)
 	}
 	if _, ok := tree.(map[string]any); !ok {
-		return nil, nil, SerializationError(errNotObject)
+		return nil, nil, serializationError(errNotObject)
 	}
 	return raw, tree, nil
 }

@@ -34,9 +34,9 @@ type HTTPServer struct {
 // lifetime is what an [HTTPServer] shares with the handlers it serves,
 // through the value of its requests' contexts: the context its Shutdown
 // cancels, and a count of the runs that outlive their request (durable runs
-// left running with no reader, [WithDetach]). No request is waiting for
-// those, so net/http's Shutdown would return while they still run; the
-// count is what Shutdown waits on instead.
+// left running with no reader, [DurableConfig.Detach]). No request is
+// waiting for those, so net/http's Shutdown would return while they still
+// run; the count is what Shutdown waits on instead.
 type lifetime struct {
 	ctx context.Context
 
@@ -107,8 +107,9 @@ func (lt *lifetime) wait(ctx context.Context) error {
 // cancels with [ErrServerShutdown], which net/http's own Shutdown does not
 // do: runs in flight end at once with one terminal RUN_ERROR that says so,
 // instead of holding Shutdown until its context expires. That includes
-// durable runs that no client is reading ([WithDetach]): they end the same
-// way, their terminal event in the run log, before Shutdown returns.
+// durable runs that no client is reading ([DurableConfig.Detach]): they end
+// the same way, their terminal event in the run log, before Shutdown
+// returns.
 func NewHTTPServer(addr string, handler http.Handler) *HTTPServer {
 	base, shut := context.WithCancelCause(context.Background())
 	life := &lifetime{ctx: base}

@@ -190,7 +190,7 @@ func TestBodyTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.StatusCode != http.StatusRequestTimeout || errorCode(t, resp) != server.HTTPCodeRequestTimeout {
+	if resp.StatusCode != http.StatusRequestTimeout || errorCode(t, resp) != agui.HTTPCodeRequestTimeout {
 		t.Fatalf("status %d, want 408 REQUEST_TIMEOUT", resp.StatusCode)
 	}
 
@@ -238,11 +238,14 @@ func TestBodyTimeout(t *testing.T) {
 }
 
 // errorCode reads the code of a JSON error body.
-func errorCode(t *testing.T, resp *http.Response) string {
+func errorCode(t *testing.T, resp *http.Response) agui.HTTPCode {
 	t.Helper()
 	defer resp.Body.Close()
 	var b struct {
-		Error struct{ Code, Message string }
+		Error struct {
+			Code    agui.HTTPCode
+			Message string
+		}
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&b); err != nil {
 		t.Fatalf("error body: %v", err)
@@ -278,7 +281,7 @@ func TestMaxConcurrentRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
-		errorCode(t, resp) != server.HTTPCodeOverloaded {
+		errorCode(t, resp) != agui.HTTPCodeOverloaded {
 		t.Fatalf("third run: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	close(release)

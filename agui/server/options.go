@@ -16,7 +16,10 @@ import (
 //     driven ([WithLogger], [WithInputEcho], [WithTimeout]).
 //
 // The HTTP options ([WithMaxBodyBytes], [WithKeepAlive], [WithWriteTimeout],
-// [WithLenientInput], [WithCORS]) are HandlerOptions only.
+// [WithLenientInput], [WithCORS], [WithDurableRuns]) are HandlerOptions only.
+// Durable runs take their settings in one [DurableConfig] rather than
+// options of a family of their own: the settings mean nothing without the
+// run log, so they come with it.
 // [NewRunContext] takes no options: it has no driver to log a panic, no
 // RUN_STARTED of its own to echo into, and its ctx already carries any
 // deadline a test wants.
@@ -74,7 +77,7 @@ type handlerConfig struct {
 	cors         *corsConfig // nil: no CORS handling, as without the option
 	bodyTimeout  time.Duration
 	maxRuns      int            // 0: no cap
-	durable      *durableConfig // nil: no run log, no run routes (WithDurableRuns)
+	durable      *DurableConfig // nil: no run log, no run routes (WithDurableRuns)
 	bodyMemory   int64          // WithBodyMemory; <= 0: no bound
 }
 
@@ -218,7 +221,7 @@ func WithBodyTimeout(d time.Duration) HandlerOption {
 //
 // With [WithDurableRuns] the cap counts what holds the server's resources,
 // not only requests: a run holds one slot from its POST to its terminal
-// event, also once its POST is gone ([WithDetach]), and each GET
+// event, also once its POST is gone ([DurableConfig.Detach]), and each GET
 // …/runs/{runId}/events stream holds one while it streams (a GET past the
 // cap gets the same 503, after its run was found and authorized). A run
 // with a reattached reader thus holds two, as it holds two goroutines and

@@ -417,7 +417,7 @@ func TestSubagentAttribution(t *testing.T) {
 	if err := nested.Say("deep"); err != nil {
 		t.Fatal(err)
 	}
-	if err := nested.Fail(server.AgentErrorf("gave up")); err != nil {
+	if err := nested.Fail(server.AgentError(errors.New("gave up"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := sub.Emit(agui.NewCustom("note", json.RawMessage(`1`))); err != nil {

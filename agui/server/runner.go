@@ -90,6 +90,8 @@ func (c *runContext) Deadline() (time.Time, bool) { return c.deadline, c.hasDead
 // Err is the context's Err, except that a parent cancelled a moment ago
 // already counts: an agent asking ctx.Err() right after the client left gets
 // the same answer as its next emit, which checks the parent synchronously.
+// Without it Err stays nil until the AfterFunc goroutine has run, which
+// TestCtxErrSeesParentCancelAtOnce catches.
 func (c *runContext) Err() error {
 	if err := c.Context.Err(); err != nil || c.parentDone == nil || c.detached.Load() {
 		return err
@@ -199,7 +201,7 @@ func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
 	e.parentCause = r.parentCause
 	e.done, e.parentDone = r.ctx.Done(), r.parent.Done()
 	if len(r.input.Messages) > 0 {
-		e.history = &r.input.Messages // seeded late: see seedHistory
+		e.history = r.input.Messages // seeded late: see seedHistory
 	}
 	return e
 }
@@ -293,14 +295,13 @@ func (r *Runner[S]) drive(e *emitter) {
 // (r.rc). It leaves r.rc nil, with the run's error in r.runErr, when the run
 // cannot go on to the agent.
 //
-// It is apart from callAgent, and not inlined, so that what it needs is off
-// the stack by the time the agent runs: an idle agent blocks on this very
-// goroutine (under net/http's, for a handler), and how much stack it holds
-// there counts twice. Once in the goroutine's own stack, and once more in
-// every goroutine started after the next collection, since the runtime sizes
-// new stacks by the average that the collection found in use.
-//
-//go:noinline
+// It is apart from callAgent so that what it needs is off the stack by the
+// time the agent runs: an idle agent blocks on this very goroutine (under
+// net/http's, for a handler), and how much stack it holds there counts
+// twice. Once in the goroutine's own stack, and once more in every goroutine
+// started after the next collection, since the runtime sizes new stacks by
+// the average that the collection found in use. TestIdleRunMemory measures
+// it.
 func (r *Runner[S]) prologue(e *emitter) {
 	r.e = e
 	in := r.input

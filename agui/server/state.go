@@ -25,11 +25,11 @@ func (rc *RunContext[S]) initState(pre *S) error {
 	if pre != nil {
 		rc.state = *pre
 	} else if err := json.Unmarshal(raw, &rc.state); err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	tree, err := jsontree.Decode(raw)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	rc.client, rc.known = tree, true
 	return nil
@@ -66,7 +66,7 @@ func (rc *RunContext[S]) PublishStateSnapshot() error {
 	defer rc.stateMu.Unlock()
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	return rc.snapshot(raw, tree)
 }
@@ -97,7 +97,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	defer rc.stateMu.Unlock()
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	base := rc.client
 	if !rc.known {
@@ -108,7 +108,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	}
 	patch, err := jsonpatch.DiffValues(base, tree)
 	if err != nil {
-		return SerializationError(err)
+		return serializationError(err)
 	}
 	if len(patch) == 0 {
 		return nil

@@ -15,7 +15,7 @@ import (
 //
 // The annotation changes nothing else: the message, errors.Is, errors.As and
 // [CodeOf] see through it, so ErrorWithUsage(ctx.Err(), u) still ends the
-// run as cancelled and ErrorWithUsage(AgentErrorf(...), u) keeps its
+// run as cancelled and ErrorWithUsage(AgentError(err), u) keeps its
 // AGENT_ERROR. When err's chain holds several annotations, the outermost
 // wins. A nil err gives nil, and no usage gives err itself.
 //

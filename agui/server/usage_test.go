@@ -32,7 +32,7 @@ func TestErrorWithUsageOnRunError(t *testing.T) {
 		{
 			name: "agent error",
 			agent: func(context.Context) error {
-				return server.ErrorWithUsage(server.AgentErrorText("provider broke off"), u)
+				return server.ErrorWithUsage(server.AgentError(errors.New("provider broke off")), u)
 			},
 			code:    agui.CodeAgentError,
 			message: "agent error: provider broke off",
@@ -154,7 +154,7 @@ func TestErrorWithUsageIsTransparent(t *testing.T) {
 	check("CodeOf is CANCELLED", server.CodeOf(cancelled) == agui.CodeCancelled)
 	check("the message is the error's own", cancelled.Error() == context.Canceled.Error())
 
-	agentErr := server.AgentErrorf("quota: %w", &quotaError{left: 2})
+	agentErr := server.AgentError(fmt.Errorf("quota: %w", &quotaError{left: 2}))
 	annotated := server.ErrorWithUsage(agentErr, u)
 	var e *server.Error
 	check("errors.As finds the *Error itself", errors.As(annotated, &e) && e == agentErr)

@@ -169,7 +169,8 @@ func (r *resolver) errAt(n *node, format string, args ...any) error {
 // keyword in the schema cannot be silently ignored.
 var (
 	rootKeywords = []string{"$schema", "$id", "title", "description", "$ref", "$defs",
-		"x-agui-protocol-version", "x-agui-entities", "x-agui-rules", "x-agui-error-codes"}
+		"x-agui-protocol-version", "x-agui-entities", "x-agui-rules", "x-agui-error-codes",
+		"x-agui-http-error-codes"}
 	defKeywords = []string{"$anchor", "description", "type", "allOf", "oneOf", "properties", "required",
 		"unevaluatedProperties", "additionalProperties", "items", "enum", "pattern",
 		"x-agui-lifecycle", "x-agui-attribution", "x-agui-proto", "x-agui-discriminator",
@@ -915,6 +916,27 @@ func (r *resolver) readRootAnnotations() error {
 				return err
 			}
 			r.model.ErrorCodes = append(r.model.ErrorCodes, ErrorCode{Code: v[0], GoName: GoName(v[1]), Description: v[2]})
+		}
+	}
+	if codes := r.root.get("x-agui-http-error-codes"); codes != nil {
+		for _, e := range codes.vals {
+			v, err := strs(e, "code", "name", "description")
+			if err != nil {
+				return err
+			}
+			// A code has one status: the server takes the status from
+			// the code, so the two never disagree.
+			at, status := e, 0
+			if n := e.get("status"); n != nil {
+				at = n
+				if n.kind == 'n' {
+					status, _ = strconv.Atoi(n.str)
+				}
+			}
+			if status < 400 || status > 599 {
+				return r.errAt(at, "member \"status\" must be an HTTP error status, an integer from 400 to 599")
+			}
+			r.model.HTTPCodes = append(r.model.HTTPCodes, HTTPCode{Code: v[0], GoName: goFieldName(v[1]), Status: status, Description: v[2]})
 		}
 	}
 	return nil

@@ -28,6 +28,7 @@ type Model struct {
 	Entities   []Entity
 	Rules      []Rule
 	ErrorCodes []ErrorCode
+	HTTPCodes  []HTTPCode
 
 	Proto ProtoModel // the protobuf binding (model_proto.go)
 }
@@ -197,5 +198,14 @@ type Rule struct {
 type ErrorCode struct {
 	Code        string
 	GoName      string
+	Description string
+}
+
+// HTTPCode is one stable code of the HTTP handler's JSON error body, with
+// the one HTTP status that carries it.
+type HTTPCode struct {
+	Code        string
+	GoName      string
+	Status      int
 	Description string
 }

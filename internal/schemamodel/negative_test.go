@@ -52,6 +52,14 @@ func TestNegative(t *testing.T) {
 			pointer: "/$defs/BaseEvent/properties/timestamp/x-agui-proto-field", msg: "x-agui-proto-field must be a positive integer",
 		},
 		{
+			name: "http code status not an error status", old: `"status": 405`, new: `"status": 205`,
+			pointer: "/x-agui-http-error-codes/0/status", msg: `member "status" must be an HTTP error status, an integer from 400 to 599`,
+		},
+		{
+			name: "http code status missing", old: `"status": 405,`, new: ``,
+			pointer: "/x-agui-http-error-codes/0", msg: `member "status" must be an HTTP error status, an integer from 400 to 599`,
+		},
+		{
 			name: "event missing from the enum", old: `"TEXT_MESSAGE_END",`, new: ``,
 			pointer: "/$defs/TextMessageEndEvent", msg: `event type "TEXT_MESSAGE_END" is missing from the EventType enum`,
 		},

@@ -136,7 +136,7 @@ func BenchmarkFirstByte(b *testing.B) {
 			return srv.URL
 		}
 		l, _ := newWindowLog(b, url, window)
-		h := server.NewHandler(agent, server.WithDurableRuns(l, server.AllowAll))
+		h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: l, Authorize: server.AllowAll}))
 		mux := http.NewServeMux()
 		mux.Handle("/agent", h)
 		srv := httptest.NewServer(mux)

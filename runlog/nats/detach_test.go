@@ -13,7 +13,7 @@ import (
 // that started a run on A leaves, one on B follows it, and A does not
 // cancel the run when its grace is over. Once B's reader leaves too, the
 // run is cancelled a grace later; without B's reader, a grace after A's
-// client left (and with no WithDetach at all, at once).
+// client left (and with no Detach at all, at once).
 func TestDetachCountsReadersOnOtherReplicas(t *testing.T) {
 	const grace = 300 * time.Millisecond
 	agent := pacedAgent(60, 50*time.Millisecond) // 3s, ten graces
@@ -25,7 +25,7 @@ func TestDetachCountsReadersOnOtherReplicas(t *testing.T) {
 	}{
 		{"followed on B to the end", grace, -1, "RUN_FINISHED"},
 		{"followed on B for a while", grace, time.Second, `"code":"CANCELLED"`},
-		{"followed on B, no WithDetach", 0, -1, "RUN_FINISHED"},
+		{"followed on B, no Detach", 0, -1, "RUN_FINISHED"},
 		{"not followed", grace, 0, `"code":"CANCELLED"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

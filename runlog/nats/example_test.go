@@ -34,8 +34,7 @@ func ExampleConnect() {
 	})
 	// AllowAll lets anyone reattach to or cancel any run: a real server
 	// checks the caller against the run's thread instead.
-	h := server.NewHandler(agent, server.WithDurableRuns(runs, server.AllowAll, server.WithReplicaName("a")))
-	http.Handle("/agent", h)
-	http.Handle("/agent/runs/", h)
+	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: runs, Authorize: server.AllowAll, Replica: "a"}))
+	server.Mount(http.DefaultServeMux, "/agent", h)
 	log.Fatal(http.ListenAndServe(":8000", nil))
 }

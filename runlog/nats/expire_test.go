@@ -14,7 +14,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server/runlog"
 	natslog "github.com/agui-go/sdk/runlog/nats"
 )
@@ -71,7 +71,7 @@ func TestExpiredRun(t *testing.T) {
 		// whose messages went meanwhile, and waits for more (natslog.Read's
 		// own race, which a loaded machine widens); one that hangs on every
 		// try still fails at the deadline.
-		await := func(want int, wantCode string, within time.Duration) (time.Duration, string) {
+		await := func(want int, wantCode agui.HTTPCode, within time.Duration) (time.Duration, string) {
 			t.Helper()
 			deadline := time.Now().Add(within)
 			for {
@@ -80,7 +80,7 @@ func TestExpiredRun(t *testing.T) {
 				case err != nil:
 					t.Logf("a read hung: %v", err)
 				case code == want:
-					if body != wantCode {
+					if body != string(wantCode) {
 						t.Fatalf("%d with code %q, want %q", code, body, wantCode)
 					}
 					return time.Since(start), ""
@@ -97,7 +97,7 @@ func TestExpiredRun(t *testing.T) {
 				time.Sleep(100 * time.Millisecond)
 			}
 		}
-		gone, slow := await(http.StatusGone, server.HTTPCodeRunExpired, ttl+30*time.Second)
+		gone, slow := await(http.StatusGone, agui.HTTPCodeRunExpired, ttl+30*time.Second)
 		if slow != "" {
 			return slow
 		}
@@ -107,7 +107,7 @@ func TestExpiredRun(t *testing.T) {
 		if code, body, _, err := get(r.url+"/agent/runs/never-seen/events", 30*time.Second); err != nil || code != http.StatusNotFound {
 			t.Fatalf("a run never seen: %d %s %v", code, body, err)
 		}
-		forgot, _ := await(http.StatusNotFound, server.HTTPCodeRunNotFound, ttl+remember+30*time.Second)
+		forgot, _ := await(http.StatusNotFound, agui.HTTPCodeRunNotFound, ttl+remember+30*time.Second)
 		if forgot < ttl+remember {
 			t.Fatalf("404 after %v, before TTL+Remember %v", forgot, ttl+remember)
 		}

@@ -241,8 +241,7 @@ func init() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		h := server.NewHandler(pacedAgent(faultEvents, faultPace), server.WithDurableRuns(l, server.AllowAll,
-			server.WithDetach(time.Minute), server.WithReplicaName("child")))
+		h := server.NewHandler(pacedAgent(faultEvents, faultPace), server.WithDurableRuns(server.DurableConfig{Log: l, Authorize: server.AllowAll, Detach: time.Minute, Replica: "child"}))
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -250,8 +249,7 @@ func init() {
 		}
 		fmt.Println("listening", ln.Addr().String())
 		mux := http.NewServeMux()
-		mux.Handle("/agent", h)
-		mux.Handle("/agent/runs/", h)
+		server.Mount(mux, "/agent", h)
 		_ = http.Serve(ln, mux)
 	}
 }

@@ -19,7 +19,7 @@ func (l *Log) readersSubject(runID string) string { return l.subj + ".readers." 
 // announce tells the owner of a live run, every readerBeat until the
 // returned function is called, that this read follows the run: the server
 // on the owner's replica then does not take the run for abandoned while a
-// client reads it through another replica (server.WithDetach). A beat is
+// client reads it through another replica (server.DurableConfig.Detach). A beat is
 // "<log id> <read id>", the last one followed by " bye".
 func (l *Log) announce(runID string) (stop func()) {
 	subject := l.readersSubject(runID)

@@ -114,19 +114,16 @@ func serveReplica(t *testing.T, l runlog.Log, name string, agent server.Agent[se
 }
 
 // serveReplicaGrace is serveReplica with a detach grace of its own (0: no
-// WithDetach).
+// Detach).
 func serveReplicaGrace(t *testing.T, l runlog.Log, name string, agent server.Agent[server.NoState], grace time.Duration) *replica {
 	t.Helper()
-	opts := []server.DurableOption{server.WithReplicaName(name)}
-	if grace > 0 {
-		opts = append(opts, server.WithDetach(grace))
-	}
-	h := server.NewHandler(agent, server.WithDurableRuns(l, server.AllowAll, opts...))
+	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: l, Authorize: server.AllowAll, Detach: grace, Replica: name}))
 	r := &replica{}
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.reads.Add(1)
+	server.Mount(mux, "/agent", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.Contains(req.URL.Path, "/runs/") {
+			r.reads.Add(1)
+		}
 		h.ServeHTTP(w, req)
 	}))
 	r.srv = httptest.NewServer(mux)
@@ -314,7 +311,7 @@ func TestOwnerDiesMidRun(t *testing.T) {
 		defer close(gate) // lets A's agent return (its emits fail) so nothing leaks
 		agent := gatedAgent(10, 2, gate)
 		la, ncA := newLog(t, natsURL, lease)
-		ha := server.NewHandler(agent, server.WithDurableRuns(la, server.AllowAll, server.WithDetach(time.Minute)))
+		ha := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: la, Authorize: server.AllowAll, Detach: time.Minute}))
 		muxA := http.NewServeMux()
 		muxA.Handle("/agent", ha)
 		srvA := httptest.NewServer(muxA)

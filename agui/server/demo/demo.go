@@ -19,6 +19,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -83,7 +84,7 @@ func (a *agent) Run(ctx context.Context, rc *server.RunContext[State]) (server.O
 		if err := rc.Say("Calling the flaky service…"); err != nil {
 			return server.Outcome{}, err
 		}
-		return server.Outcome{}, server.AgentErrorf("the demo was asked to fail")
+		return server.Outcome{}, server.AgentError(errors.New("the demo was asked to fail"))
 	case strings.Contains(text, "slow"):
 		return a.slow(ctx, rc)
 	}
@@ -304,15 +305,12 @@ func ServeListener(ctx context.Context, ln net.Listener, out io.Writer) error {
 }
 
 // ServeListenerOptions is ServeListener with more handler options, such as
-// [server.WithDurableRuns]; with any, the handler also serves the run routes
-// under /agent/runs/.
+// [server.WithDurableRuns], whose run routes the handler serves under
+// /agent/runs/ ([server.Mount]).
 func ServeListenerOptions(ctx context.Context, ln net.Listener, out io.Writer, opts ...server.HandlerOption) error {
 	mux := http.NewServeMux()
 	h := Handler(append([]server.HandlerOption{server.WithKeepAlive(15 * time.Second)}, opts...)...)
-	mux.Handle("/agent", h)
-	if len(opts) > 0 {
-		mux.Handle("/agent/runs/", h)
-	}
+	server.Mount(mux, "/agent", h)
 	// The hardened server: header, idle and header-size limits, and a
 	// Shutdown that ends runs in flight with RUN_ERROR "run cancelled: the
 	// server is shutting down" (not "client disconnected"), so it is quick.

@@ -114,7 +114,7 @@ type Writer interface {
 // RemoteReaders is implemented by a [Writer] whose log is shared by
 // replicas and can tell how many readers follow the run through the other
 // replicas ([Log.Read] there). The server counts the readers it serves
-// itself; with these it does not cancel a detached run ([WithDetach] in
+// itself; with these it does not cancel a detached run (DurableConfig.Detach in
 // package server) that a client follows elsewhere.
 type RemoteReaders interface {
 	RemoteReaders() int

@@ -84,10 +84,6 @@ func runDemo(env *Env, args []string) int {
 	defer stop()
 	var opts []server.HandlerOption
 	if *resumable || *detach > 0 || *natsURL != "" {
-		var durable []server.DurableOption
-		if *detach > 0 {
-			durable = append(durable, server.WithDetach(*detach))
-		}
 		var log runlog.Log = runlog.NewMemory(runlog.MemoryOptions{})
 		if *natsURL != "" {
 			nl, closeLog, err := openNATSLog(ctx, *natsURL)
@@ -101,7 +97,7 @@ func runDemo(env *Env, args []string) int {
 			log = nl
 		}
 		// The demo guards nothing: every run may be read and cancelled.
-		opts = append(opts, server.WithDurableRuns(log, server.AllowAll, durable...))
+		opts = append(opts, server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: *detach}))
 	}
 	if *exercise {
 		return exerciseDemo(ctx, env, fs, *addr, opts)

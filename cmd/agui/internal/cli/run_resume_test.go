@@ -16,10 +16,9 @@ import (
 // agui run --resume reads a durable run again: the whole run, or the events
 // after --after.
 func TestRunResume(t *testing.T) {
-	h := demo.Handler(server.WithDurableRuns(runlog.NewMemory(runlog.MemoryOptions{}), server.AllowAll))
+	h := demo.Handler(server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
 	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	mux.Handle("/agent/runs/", h)
+	server.Mount(mux, "/agent", h)
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	url := srv.URL + "/agent"
