@@ -149,7 +149,11 @@ func newStreamWriter(w http.ResponseWriter, cfg *handlerConfig, keepAlive time.D
 		s.flusher = flushAdapter{f}
 	}
 	if keepAlive > 0 {
+		// Under mu: the timer's function reads s.keep, and a short interval
+		// can fire it before the assignment.
+		mu.Lock()
 		s.keep = time.AfterFunc(keepAlive, s.onKeepAlive)
+		mu.Unlock()
 	}
 	return s
 }

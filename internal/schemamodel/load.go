@@ -936,7 +936,7 @@ func (r *resolver) readRootAnnotations() error {
 			if status < 400 || status > 599 {
 				return r.errAt(at, "member \"status\" must be an HTTP error status, an integer from 400 to 599")
 			}
-			r.model.HTTPCodes = append(r.model.HTTPCodes, HTTPCode{Code: v[0], GoName: goFieldName(v[1]), Status: status, Description: v[2]})
+			r.model.HTTPCodes = append(r.model.HTTPCodes, HTTPCode{Code: v[0], GoName: GoName(v[1]), Status: status, Description: v[2]})
 		}
 	}
 	return nil
