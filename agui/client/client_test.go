@@ -17,7 +17,7 @@ import (
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/sse"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // sseServer answers every POST with body as an SSE stream and passes the

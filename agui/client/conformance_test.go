@@ -10,7 +10,7 @@ import (
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/internal/conformance"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // TestConformance runs every stream of the AG-UI 1.0 conformance corpus

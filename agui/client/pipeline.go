@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/chunks"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/chunks"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // Pipeline turns the frames of one response into the events application

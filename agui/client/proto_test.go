@@ -10,7 +10,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/protoframe"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
 	"github.com/agui-go/sdk/internal/tcpcut"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // chatty streams a text message of many deltas.

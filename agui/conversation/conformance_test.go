@@ -11,9 +11,9 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/conversation"
-	"github.com/agui-go/sdk/chunks"
+	"github.com/agui-go/sdk/agui/chunks"
 	"github.com/agui-go/sdk/internal/spectest"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 type fixture struct {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/conversation"
-	"github.com/agui-go/sdk/chunks"
+	"github.com/agui-go/sdk/agui/chunks"
 )
 
 // A stream as a client delivers it: chunks expanded, then folded into the

@@ -19,7 +19,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // frame is one SSE frame as a client sees it.

@@ -1,422 +1,576 @@
 package server
 
 import (
-	"context"
+	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/jsonpatch"
 )
 
-// emitter is the one place events pass through on their way out of a run. It
-// serialises emission from any number of goroutines with one mutex; under it,
-// each event is checked against the run's liveness, encoded into a reused
-// buffer, observed by the verifier and handed to the sink, so the verifier
-// sees exactly the order the consumer receives.
+// Emitter emits the events of a run, attributed either to the run itself (the
+// Emitter embedded in [RunContext]) or to one subagent (the Emitter embedded
+// in [Subagent], which tags every event it emits with the subagent's
+// subagentRunId).
 //
-// Emission after the run's context is done fails with CANCELLED; after the
-// sink failed (the consumer left) with DISCONNECTED; after the terminal event
-// with PROTOCOL_VIOLATION (or PROTOCOL when verification is compiled out).
-type emitter struct {
-	mu sync.Mutex
-
-	ctx         context.Context // the run's context
-	cancel      context.CancelCauseFunc
-	parent      context.Context // the context the run was started under
-	parentCause func() error    // the cause to report when parent is done
-	// done and parentDone are ctx.Done() and parent.Done(), kept so that the
-	// per-event liveness check is two non-blocking receives; parentDone is
-	// nil for a parent that can never be cancelled.
-	done, parentDone <-chan struct{}
-
-	verifier verify.Server
-	sink     sink
-	// retain is true when the sink keeps events after deliver returns (a
-	// channel to another goroutine, a recording). Otherwise the streaming hot
-	// paths reuse one event value per type and allocate nothing.
-	retain         bool
-	prefix, suffix string // framing around each event's JSON in out
-	// queue's out holds the encoded frames; the sink decides when to reset
-	// it. For an HTTP stream it is the stream writer's queue.
-	queue
-	frame int // where the frame being delivered starts in out
-	// pooled is set when out comes from bufferPool (an HTTP stream): the
-	// writer gives it back when it has written it, and send takes one when
-	// out holds none.
-	pooled bool
-	// maxEvent, when positive, is the largest encoded event send accepts:
-	// the frame limit of the stream's reader.
-	maxEvent int
-
-	// encode, when set, frames an event in place of prefix, JSON and suffix
-	// (the protobuf binding's length-prefixed message).
-	encode func(dst []byte, ev agui.Event) ([]byte, error)
-
-	ended  bool  // the terminal event was sent (or the run was abandoned)
-	broken error // non-nil once the sink failed: the cause of DISCONNECTED
-
-	// reused holds the events the streaming hot paths reuse; only touched
-	// under mu and only when !retain. It is allocated by the first delta,
-	// so a run that streams none (an idle one above all) does not carry it.
-	reused *reusedEvents
-
-	// history is the conversation the run starts from (the input's), until
-	// the verifier has been seeded with it (see seedHistory).
-	history []agui.Message
+// Every helper emits through the same verified path as [Emitter.Emit]; the
+// helpers only make the common shapes hard to get wrong. Each Start… method
+// returns a handle whose End (or equivalent) is idempotent and meant for
+// defer; an entity left open when the agent returns success is reported (the
+// RUN_FINISHED is rejected with open-at-finish and becomes RUN_ERROR
+// PROTOCOL_VIOLATION), never closed silently as if it had succeeded.
+//
+// An Emitter is safe for concurrent use.
+type Emitter struct {
+	e  *emitter
+	sc *scope // the subagent whose events these are, nil for the run itself
 }
 
-// reusedEvents are the events the streaming hot paths build in place.
-type reusedEvents struct {
-	text      agui.TextMessageContent
-	args      agui.ToolCallArgs
-	reasoning agui.ReasoningMessageContent
+// Emit sends one event, verified. On a subagent's Emitter an event that can
+// be attributed and carries no subagentRunId is given the subagent's. The
+// driver owns RUN_STARTED, RUN_FINISHED and RUN_ERROR; emitting one of them
+// is a PROTOCOL error.
+//
+// It fails with CANCELLED after the run was cancelled, DISCONNECTED after the
+// consumer left, PROTOCOL (wrapping [ErrSubagentEnded]) on the Emitter of a
+// subagent that ended, PROTOCOL_VIOLATION when the event breaks an ordering
+// rule (errors.As reaches the *verify.Error), SERIALIZATION when it cannot be
+// encoded. A rejected event is not sent.
+func (em *Emitter) Emit(ev agui.Event) error {
+	if em.sc != nil && ev != nil {
+		attribute(ev, em.sc.tag())
+	}
+	return em.e.emit(ev, em.sc)
 }
 
-// reuse returns the reused events, allocating them the first time.
-// Called with mu held.
-func (e *emitter) reuse() *reusedEvents {
-	if e.reused == nil {
-		e.reused = new(reusedEvents)
-	}
-	return e.reused
+// ---- text messages ----
+
+// TextMessage is an open streamed text message.
+type TextMessage struct {
+	e     *emitter
+	id    string
+	sc    *scope
+	ended atomic.Bool
 }
 
-// seedHistory gives the verifier the conversation the run starts from,
-// once, before it observes anything after RUN_STARTED: what the seed records
-// (owners of earlier messages, tool calls from history) matters only to
-// later events, and RUN_STARTED of a stream's only run is verified the same
-// with or without it. Seeding late means an idle run holds no record of its
-// history beyond the input itself. Called with mu held.
-func (e *emitter) seedHistory() {
-	if e.history != nil {
-		e.verifier.Seed(e.history)
-		e.history = nil
-	}
-}
-
-// sink receives verified events, one at a time, with the emitter's mutex held.
-type sink interface {
-	// deliver hands ev to the consumer; e.out[e.frame:] holds its framed
-	// encoding. A non-nil error means the consumer is gone for good; it
-	// becomes the cause of the DISCONNECTED error and of the run's
-	// cancellation.
-	deliver(e *emitter, ev agui.Event) error
-}
-
-var (
-	errNilEvent    = errors.New("agui/server: nil event")
-	errDriverOwned = errors.New("agui/server: RUN_STARTED, RUN_FINISHED and RUN_ERROR are emitted by the driver; return an Outcome or an error instead")
-)
-
-// cancelCause returns the cause of the run's cancellation, or nil while the run
-// is live. Cancellation of the parent context is applied here synchronously,
-// so an emit right after the parent was cancelled already fails.
-func (e *emitter) cancelCause() error {
-	select {
-	case <-e.done:
-		return context.Cause(e.ctx)
-	default:
-	}
-	if e.parentDone == nil {
-		return nil
-	}
-	select {
-	case <-e.parentDone:
-		e.cancel(e.parentCause())
-		return context.Cause(e.ctx)
-	default:
-		return nil
-	}
-}
-
-// check says whether ev, emitted through a handle of subagent scope sc (nil
-// for the run's own), may be emitted now. Called with mu held, which is what
-// orders a subagent's ending against emits through it: its flag is set before
-// its SUBAGENT_FINISHED (or SUBAGENT_ERROR) is sent, so every emit checked
-// after that event sees it.
-func (e *emitter) check(ev agui.Event, sc *scope) error {
-	e.seedHistory()
-	if e.broken != nil {
-		return disconnectedError(e.broken)
-	}
-	if e.ended {
-		if err := e.verifier.Observe(ev); err != nil {
-			return violationError(err)
+// StartTextMessage emits TEXT_MESSAGE_START and returns the open message.
+func (em *Emitter) StartTextMessage(opts ...TextMessageOption) (*TextMessage, error) {
+	var o textMessageOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyToTextMessage(&o)
 		}
-		return protocolError(ErrRunEnded)
 	}
-	if cause := e.cancelCause(); cause != nil {
-		return cancelledError(cause)
+	o.id = idOrNew(o.id)
+	ev := agui.NewTextMessageStart(o.id)
+	ev.Role, ev.Name, ev.SubagentRunID = o.role, o.name, em.sc.tag()
+	if err := em.e.emit(ev, em.sc); err != nil {
+		return nil, err
 	}
-	if sc != nil {
-		return sc.live()
-	}
-	return nil
+	return &TextMessage{e: em.e, id: o.id, sc: em.sc}, nil
 }
 
-// emit is Emitter.Emit: any event but the three the driver owns, emitted
-// through a handle of subagent scope sc (nil for the run's own).
-func (e *emitter) emit(ev agui.Event, sc *scope) error {
-	if ev == nil {
-		return protocolError(errNilEvent)
-	}
-	if t := ev.Type(); t == agui.EventTypeRunStarted || t == agui.EventTypeRunFinished || t == agui.EventTypeRunError {
-		return protocolError(errDriverOwned)
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.check(ev, sc); err != nil {
+// Say emits a whole assistant text message: start, the text, end.
+func (em *Emitter) Say(text string) error {
+	m, err := em.StartTextMessage()
+	if err != nil {
 		return err
 	}
-	return e.send(ev, true)
+	if err := m.Append(text); err != nil {
+		return err
+	}
+	return m.End()
 }
 
-// send encodes, verifies and delivers ev. With verified false a rejection by
-// the verifier is ignored (used for the terminal RUN_ERROR, which must go out
-// even after an earlier violation made the verifier reject everything).
-// Called with mu held.
-func (e *emitter) send(ev agui.Event, verified bool) error {
-	if e.pooled {
-		e.acquire()
+// ID returns the message's id.
+func (m *TextMessage) ID() string { return m.id }
+
+// Append emits TEXT_MESSAGE_CONTENT with delta (which may be empty).
+func (m *TextMessage) Append(delta string) error { return m.e.textContent(m.id, delta, m.sc) }
+
+// End emits TEXT_MESSAGE_END. Only the first call emits; later calls return
+// nil, so `defer m.End()` is always safe.
+func (m *TextMessage) End() error {
+	if !m.ended.CompareAndSwap(false, true) {
+		return nil
 	}
-	start := len(e.out)
-	var out []byte
-	var err error
-	if e.encode != nil {
-		out, err = e.encode(e.out, ev)
-	} else {
-		e.out = append(e.out, e.prefix...)
-		out, err = ev.AppendJSON(e.out)
+	ev := agui.NewTextMessageEnd(m.id)
+	ev.SubagentRunID = m.sc.tag()
+	return m.e.emit(ev, m.sc)
+}
+
+// ---- tool calls ----
+
+// ToolCall is a tool call whose arguments are streaming.
+type ToolCall struct {
+	e     *emitter
+	id    string
+	sc    *scope
+	ended atomic.Bool
+}
+
+// StartToolCall emits TOOL_CALL_START for tool name and returns the call.
+func (em *Emitter) StartToolCall(name string, opts ...ToolCallOption) (*ToolCall, error) {
+	var o toolCallOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyToToolCall(&o)
+		}
 	}
+	o.id = idOrNew(o.id)
+	ev := agui.NewToolCallStart(o.id, name)
+	ev.ParentMessageID, ev.SubagentRunID = o.parentMessageID, em.sc.tag()
+	if err := em.e.emit(ev, em.sc); err != nil {
+		return nil, err
+	}
+	return &ToolCall{e: em.e, id: o.id, sc: em.sc}, nil
+}
+
+// ID returns the tool call's id.
+func (c *ToolCall) ID() string { return c.id }
+
+// Args emits TOOL_CALL_ARGS with a fragment of the arguments' JSON text.
+func (c *ToolCall) Args(delta string) error { return c.e.toolArgs(c.id, delta, c.sc) }
+
+// ArgsJSON emits v, the call's whole arguments, as one TOOL_CALL_ARGS,
+// encoded by the package's value rule (see Values in the package
+// documentation: a json.RawMessage is sent as the JSON it holds, a Go value
+// is encoded). An encoding failure is a SERIALIZATION [*Error].
+func (c *ToolCall) ArgsJSON(v any) error {
+	b, err := marshalJSON(v)
 	if err != nil {
-		e.out = e.out[:start]
 		return serializationError(err)
 	}
-	if n := len(out) - start - len(e.prefix); e.maxEvent > 0 && n > e.maxEvent {
-		e.out = out[:start]
-		return tooLargeError(n, e.maxEvent)
+	return c.Args(string(b))
+}
+
+// End emits TOOL_CALL_END: the arguments are complete. Idempotent.
+func (c *ToolCall) End() error {
+	if !c.ended.CompareAndSwap(false, true) {
+		return nil
 	}
-	e.out = out
-	if err := e.verifier.Observe(ev); err != nil && verified {
-		e.out = e.out[:start]
-		return violationError(err)
+	ev := agui.NewToolCallEnd(c.id)
+	ev.SubagentRunID = c.sc.tag()
+	return c.e.emit(ev, c.sc)
+}
+
+// Result ends the call if it is still open, then emits TOOL_CALL_RESULT with
+// content, in a new tool message.
+func (c *ToolCall) Result(content agui.Content) error {
+	if err := c.End(); err != nil {
+		return err
 	}
-	e.out = append(e.out, e.suffix...)
-	e.frame = start
-	if err := e.sink.deliver(e, ev); err != nil {
-		e.fail(err)
-		return disconnectedError(err)
+	ev := agui.NewToolCallResult(agui.NewID(), c.id, content)
+	ev.SubagentRunID = c.sc.tag()
+	return c.e.emit(ev, c.sc)
+}
+
+// ResultJSON is Result with v's JSON as the text content, encoded by the
+// package's value rule (see Values in the package documentation). An
+// encoding failure is a SERIALIZATION [*Error] and nothing is sent.
+func (c *ToolCall) ResultJSON(v any) error {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return serializationError(err)
+	}
+	return c.Result(agui.TextContent(string(b)))
+}
+
+// EncryptedValue attaches an opaque encrypted value to the call
+// (REASONING_ENCRYPTED_VALUE, subtype tool-call).
+func (c *ToolCall) EncryptedValue(value string) error {
+	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeToolCall, c.id, value)
+	ev.SubagentRunID = c.sc.tag()
+	return c.e.emit(ev, c.sc)
+}
+
+// ---- reasoning ----
+
+// Reasoning is an open reasoning span (REASONING_START … REASONING_END), which
+// holds reasoning messages.
+type Reasoning struct {
+	e     *emitter
+	id    string
+	sc    *scope
+	ended atomic.Bool
+}
+
+// StartReasoning emits REASONING_START and returns the open span.
+func (em *Emitter) StartReasoning(opts ...ReasoningOption) (*Reasoning, error) {
+	id := reasoningID(opts)
+	ev := agui.NewReasoningStart(id)
+	ev.SubagentRunID = em.sc.tag()
+	if err := em.e.emit(ev, em.sc); err != nil {
+		return nil, err
+	}
+	return &Reasoning{e: em.e, id: id, sc: em.sc}, nil
+}
+
+// ID returns the span's id.
+func (r *Reasoning) ID() string { return r.id }
+
+// StartMessage emits REASONING_MESSAGE_START and returns the open reasoning
+// message.
+func (r *Reasoning) StartMessage(opts ...ReasoningOption) (*ReasoningMessage, error) {
+	id := reasoningID(opts)
+	ev := agui.NewReasoningMessageStart(id)
+	ev.SubagentRunID = r.sc.tag()
+	if err := r.e.emit(ev, r.sc); err != nil {
+		return nil, err
+	}
+	return &ReasoningMessage{e: r.e, id: id, sc: r.sc}, nil
+}
+
+// Think emits a whole reasoning message: start, the text, end.
+func (r *Reasoning) Think(text string) error {
+	m, err := r.StartMessage()
+	if err != nil {
+		return err
+	}
+	if err := m.Append(text); err != nil {
+		return err
+	}
+	return m.End()
+}
+
+// EncryptedValue attaches an opaque encrypted value to the reasoning
+// (REASONING_ENCRYPTED_VALUE, subtype message, naming the span's id).
+func (r *Reasoning) EncryptedValue(value string) error {
+	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeMessage, r.id, value)
+	ev.SubagentRunID = r.sc.tag()
+	return r.e.emit(ev, r.sc)
+}
+
+// End emits REASONING_END. Idempotent.
+func (r *Reasoning) End() error {
+	if !r.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewReasoningEnd(r.id)
+	ev.SubagentRunID = r.sc.tag()
+	return r.e.emit(ev, r.sc)
+}
+
+// ReasoningMessage is an open visible reasoning message.
+type ReasoningMessage struct {
+	e     *emitter
+	id    string
+	sc    *scope
+	ended atomic.Bool
+}
+
+// ID returns the message's id.
+func (m *ReasoningMessage) ID() string { return m.id }
+
+// Append emits REASONING_MESSAGE_CONTENT with delta.
+func (m *ReasoningMessage) Append(delta string) error {
+	return m.e.reasoningContent(m.id, delta, m.sc)
+}
+
+// End emits REASONING_MESSAGE_END. Idempotent.
+func (m *ReasoningMessage) End() error {
+	if !m.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewReasoningMessageEnd(m.id)
+	ev.SubagentRunID = m.sc.tag()
+	return m.e.emit(ev, m.sc)
+}
+
+// EncryptedValue attaches an opaque encrypted value to the reasoning message
+// (REASONING_ENCRYPTED_VALUE, subtype message).
+func (m *ReasoningMessage) EncryptedValue(value string) error {
+	ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeMessage, m.id, value)
+	ev.SubagentRunID = m.sc.tag()
+	return m.e.emit(ev, m.sc)
+}
+
+// EncryptedValue emits REASONING_ENCRYPTED_VALUE for any entity: subtype says
+// whether entityID names a message or a tool call.
+func (em *Emitter) EncryptedValue(subtype agui.ReasoningEncryptedValueSubtype, entityID, value string) error {
+	ev := agui.NewReasoningEncryptedValue(subtype, entityID, value)
+	ev.SubagentRunID = em.sc.tag()
+	return em.e.emit(ev, em.sc)
+}
+
+// ---- steps ----
+
+// Step is an open named step.
+type Step struct {
+	e     *emitter
+	name  string
+	sc    *scope
+	ended atomic.Bool
+}
+
+// StartStep emits STEP_STARTED for name and returns the open step.
+func (em *Emitter) StartStep(name string) (*Step, error) {
+	ev := agui.NewStepStarted(name)
+	ev.SubagentRunID = em.sc.tag()
+	if err := em.e.emit(ev, em.sc); err != nil {
+		return nil, err
+	}
+	return &Step{e: em.e, name: name, sc: em.sc}, nil
+}
+
+// End emits STEP_FINISHED. Idempotent.
+func (s *Step) End() error {
+	if !s.ended.CompareAndSwap(false, true) {
+		return nil
+	}
+	ev := agui.NewStepFinished(s.name)
+	ev.SubagentRunID = s.sc.tag()
+	return s.e.emit(ev, s.sc)
+}
+
+// ---- custom ----
+
+// Custom emits a CUSTOM event named name whose value is v, encoded by the
+// package's value rule (see Values in the package documentation).
+func (em *Emitter) Custom(name string, v any) error {
+	b, err := marshalJSON(v)
+	if err != nil {
+		return serializationError(err)
+	}
+	ev := agui.NewCustom(name, b)
+	ev.SubagentRunID = em.sc.tag()
+	return em.e.emit(ev, em.sc)
+}
+
+// ---- subagents ----
+
+// Subagent is an open subagent invocation. Its embedded [Emitter] attributes
+// every event to it, so the subagent's messages, tool calls and steps are
+// emitted exactly like the run's own:
+//
+//	sub, err := rc.StartSubagent("researcher")
+//	…
+//	defer sub.Finish(nil)
+//	err = sub.Say("Looking into it.")
+//
+// Subagents nest: a subagent's StartSubagent records it as the parent.
+//
+// Finish, Suspend and Fail end the invocation. After that the handle is
+// spent: every emit through it, and through every handle it created (its
+// messages, tool calls, reasoning, steps, activities and nested subagents,
+// whatever their state), fails with a PROTOCOL [*Error] wrapping
+// [ErrSubagentEnded] and sends nothing, so no event is ever attributed to a
+// subagent after it ended. This holds for emits racing with the ending on
+// other goroutines too.
+type Subagent struct {
+	Emitter
+}
+
+// scope is one subagent invocation as its handles see it: its id (the
+// subagentRunId its events carry), whether it ended, and the invocation it
+// was started from (nil for one the run started).
+type scope struct {
+	id     string
+	parent *scope
+	ended  atomic.Bool
+}
+
+// tag returns the subagentRunId events emitted in sc carry: nil for the run's
+// own (a nil sc).
+func (sc *scope) tag() *string {
+	if sc == nil {
+		return nil
+	}
+	return &sc.id
+}
+
+// live returns nil while neither sc nor any invocation it nests in has ended,
+// and the PROTOCOL error naming the one that ended otherwise.
+func (sc *scope) live() error {
+	for s := sc; s != nil; s = s.parent {
+		if s.ended.Load() {
+			return subagentEndedError(s.id)
+		}
 	}
 	return nil
 }
 
-// fail records that the consumer is gone and, unless the run already ended,
-// cancels the run with the same cause. Called with mu held.
-func (e *emitter) fail(cause error) {
-	if e.broken != nil {
-		return
-	}
-	e.broken = cause
-	if !e.ended {
-		e.cancel(cause)
-	}
-}
-
-// disconnect is fail for a consumer that noticed it is leaving.
-func (e *emitter) disconnect(cause error) {
-	e.mu.Lock()
-	e.fail(cause)
-	e.mu.Unlock()
-}
-
-// The three streaming hot paths. Each builds its event in place when the sink
-// does not retain events, so a delta costs no allocation.
-
-func (e *emitter) textContent(id, delta string, sc *scope) error {
-	tag := sc.tag()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var ev *agui.TextMessageContent
-	if e.retain {
-		ev = &agui.TextMessageContent{MessageID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
-	} else {
-		// Only this method writes the reused event, and nothing mutates
-		// an event it is given, so setting the three members suffices.
-		ev = &e.reuse().text
-		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
-	}
-	if err := e.check(ev, sc); err != nil {
-		return err
-	}
-	return e.send(ev, true)
-}
-
-func (e *emitter) toolArgs(id, delta string, sc *scope) error {
-	tag := sc.tag()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var ev *agui.ToolCallArgs
-	if e.retain {
-		ev = &agui.ToolCallArgs{ToolCallID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
-	} else {
-		// Only this method writes the reused event, and nothing mutates
-		// an event it is given, so setting the three members suffices.
-		ev = &e.reuse().args
-		ev.ToolCallID, ev.Delta, ev.SubagentRunID = id, delta, tag
-	}
-	if err := e.check(ev, sc); err != nil {
-		return err
-	}
-	return e.send(ev, true)
-}
-
-func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
-	tag := sc.tag()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var ev *agui.ReasoningMessageContent
-	if e.retain {
-		ev = &agui.ReasoningMessageContent{MessageID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
-	} else {
-		// Only this method writes the reused event, and nothing mutates
-		// an event it is given, so setting the three members suffices.
-		ev = &e.reuse().reasoning
-		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
-	}
-	if err := e.check(ev, sc); err != nil {
-		return err
-	}
-	return e.send(ev, true)
-}
-
-// start emits RUN_STARTED. It does not consult cancellation: a run cancelled
-// before it began still reports itself, then ends with RUN_ERROR CANCELLED.
-func (e *emitter) start(ev *agui.RunStarted) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.broken != nil {
-		return disconnectedError(e.broken)
-	}
-	err := e.send(ev, true)
-	if err != nil && ev.Input != nil && e.broken == nil {
-		// An input built in code may hold raw JSON that does not encode, and
-		// an echo of a body near the size limit makes a frame over the
-		// frame limit; the echo is optional, so start without it rather
-		// than not at all.
-		ev.Input = nil
-		err = e.send(ev, true)
-	}
-	return err
-}
-
-// finish sends the run's terminal event: RUN_FINISHED for outcome when runErr
-// is nil and the run is live and the verifier accepts it; RUN_ERROR otherwise.
-// It reports whether the run ended normally and, if not, why.
-func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) (normal bool, cause error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.seedHistory()
-	if e.ended {
-		return false, ErrRunEnded
-	}
-	if e.broken != nil {
-		e.ended = true
-		return false, e.broken
-	}
-	var rerr *Error
-	switch c := e.cancelCause(); {
-	case c != nil && errors.Is(c, ErrCancelRequested) && cleanUnwind(e.ctx, runErr):
-		// A Stop through the cancel route is not a failure: an agent that
-		// returned without leaving anything open ends with the protocol's
-		// cancelled outcome. If the verifier refuses it (something is still
-		// open), the run ends as any cancelled run, with RUN_ERROR.
-		fin, _ := Cancelled().WithUsage(UsageOf(runErr)...).runFinished(threadID, runID)
-		if err := e.send(fin, true); err == nil {
-			e.ended = true
-			return false, cancelledError(c)
+// StartSubagent emits SUBAGENT_STARTED for a subagent called name and returns
+// the open invocation.
+func (em *Emitter) StartSubagent(name string, opts ...SubagentOption) (*Subagent, error) {
+	var o subagentOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyToSubagent(&o)
 		}
-		if e.broken != nil {
-			e.ended = true
-			return false, e.broken
-		}
-		rerr = cancelledError(c)
-	case runErr != nil:
-		rerr = asRunError(e.ctx, runErr)
-	case c != nil:
-		rerr = cancelledError(c)
-	default:
-		fin, err := outcome.runFinished(threadID, runID)
-		if err == nil {
-			err = e.send(fin, true)
-		}
-		if err == nil {
-			e.ended = true
-			return true, nil
-		}
-		if e.broken != nil {
-			e.ended = true
-			return false, e.broken
-		}
-		rerr = asRunError(e.ctx, err)
 	}
-	msg := capMessage(rerr.Message)
-	if msg == "" {
-		msg = "run failed"
+	o.id = idOrNew(o.id)
+	ev := agui.NewSubagentStarted(o.id, name)
+	ev.Description = o.description
+	ev.ParentSubagentRunID = em.sc.tag()
+	ev.ParentToolCallID = o.parentToolCallID
+	ev.ParentMessageID = o.parentMessageID
+	if err := em.e.emit(ev, em.sc); err != nil {
+		return nil, err
 	}
-	ev := agui.NewRunError(msg)
-	ev.Usage = UsageOf(runErr)
-	code := string(rerr.Code)
-	if code != "" {
+	return &Subagent{Emitter: Emitter{e: em.e, sc: &scope{id: o.id, parent: em.sc}}}, nil
+}
+
+// ID returns the subagent run's id (its subagentRunId).
+func (s *Subagent) ID() string { return s.sc.id }
+
+// Finish emits SUBAGENT_FINISHED with a success outcome and, unless result is
+// nil, the result, encoded by the package's value rule (see Values in the
+// package documentation). Finish, Suspend and Fail end
+// the invocation: only the first of them emits, later calls return nil, and
+// the handle is spent (see [Subagent]). A result that cannot be encoded fails
+// with SERIALIZATION and ends nothing.
+func (s *Subagent) Finish(result any) error {
+	if s.sc.ended.Load() {
+		return nil
+	}
+	ev := agui.NewSubagentFinished(s.sc.id)
+	ev.Outcome = &agui.SubagentFinishedSuccessOutcome{}
+	if result != nil {
+		b, err := marshalJSON(result)
+		if err != nil {
+			return serializationError(err)
+		}
+		if string(b) != "null" {
+			ev.Result = b
+		}
+	}
+	return s.end(ev)
+}
+
+// Suspend emits SUBAGENT_FINISHED with a suspended outcome: the subagent waits
+// on the named interrupts (which the run's [Interrupted] outcome carries).
+func (s *Subagent) Suspend(interruptIDs ...string) error {
+	ev := agui.NewSubagentFinished(s.sc.id)
+	ev.Outcome = &agui.SubagentFinishedSuspendedOutcome{InterruptIDs: interruptIDs}
+	return s.end(ev)
+}
+
+// Fail emits SUBAGENT_ERROR with err's message (and its code, when err is an
+// [*Error]). The run goes on.
+func (s *Subagent) Fail(err error) error {
+	msg := "subagent failed"
+	if err != nil {
+		msg = err.Error()
+	}
+	ev := agui.NewSubagentError(s.sc.id, msg)
+	var e *Error
+	if errors.As(err, &e) && e.Code != "" {
+		code := string(e.Code)
 		ev.Code = &code
 	}
-	_ = e.send(ev, false) // a failure here can only be the consumer leaving
-	e.ended = true
-	return false, rerr
+	return s.end(ev)
 }
 
-// chanSink hands events to a consumer on another goroutine through an
-// unbuffered channel: the agent blocks until the consumer takes each event,
-// which is the backpressure of Run and Runner.Events.
-type chanSink struct {
-	ch   chan agui.Event
-	gone chan struct{} // closed when the consumer stops pulling
-}
-
-func (s *chanSink) deliver(e *emitter, ev agui.Event) error {
-	e.out = e.out[:0]
-	select {
-	case s.ch <- ev:
+// end marks the invocation ended, then emits its last event, ev, in the scope
+// of its parent. The mark comes first, so any emit through the subagent that
+// is checked after ev was sent (the emitter's mutex orders them) fails.
+func (s *Subagent) end(ev agui.Event) error {
+	if !s.sc.ended.CompareAndSwap(false, true) {
 		return nil
-	case <-s.gone:
-		return ErrConsumerStopped
 	}
+	return s.e.emit(ev, s.sc.parent)
 }
 
-// funcSink calls a function for every event, on the emitting goroutine.
-type funcSink struct {
-	send func(ev agui.Event, data []byte) error
-	err  error // the first error send returned
+// ---- activities ----
+
+// Activity is an activity message: structured progress shown in the UI. The
+// handle remembers the content the client has, so Update can send a patch.
+type Activity struct {
+	e            *emitter
+	id           string
+	activityType string
+	sc           *scope
+
+	mu      sync.Mutex
+	content any // decoded content as the client has it
 }
 
-func (s *funcSink) deliver(e *emitter, ev agui.Event) error {
-	data := e.out[e.frame:]
-	err := s.send(ev, data)
-	e.out = e.out[:0]
-	if err != nil && s.err == nil {
-		s.err = err
+// StartActivity emits ACTIVITY_SNAPSHOT creating an activity of activityType
+// with content (encoded by the package's value rule; it must be a JSON
+// object).
+func (em *Emitter) StartActivity(activityType string, content any, opts ...ActivityOption) (*Activity, error) {
+	var id string
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyToActivity(&id)
+		}
 	}
-	return err
+	a := &Activity{e: em.e, id: idOrNew(id), activityType: activityType, sc: em.sc}
+	raw, tree, err := activityContent(content)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.snapshot(raw, tree); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
-// recordSink keeps every event, without bound; it backs NewRunContext, which
-// is meant for tests.
-type recordSink struct {
-	events []agui.Event
+// ID returns the activity message's id.
+func (a *Activity) ID() string { return a.id }
+
+// Snapshot emits ACTIVITY_SNAPSHOT replacing the activity's content.
+func (a *Activity) Snapshot(content any) error {
+	raw, tree, err := activityContent(content)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.snapshot(raw, tree)
 }
 
-func (s *recordSink) deliver(e *emitter, ev agui.Event) error {
-	e.out = e.out[:0]
-	s.events = append(s.events, ev)
+func (a *Activity) snapshot(raw json.RawMessage, tree any) error {
+	ev := agui.NewActivitySnapshot(a.id, a.activityType, raw)
+	ev.SubagentRunID = a.sc.tag()
+	if err := a.e.emit(ev, a.sc); err != nil {
+		return err
+	}
+	a.content = tree
 	return nil
+}
+
+// Update sends the activity's new content as ACTIVITY_DELTA, an RFC 6902
+// patch from the content the client has, or as ACTIVITY_SNAPSHOT when that is
+// smaller. Nothing is sent when the content did not change.
+func (a *Activity) Update(content any) error {
+	raw, tree, err := activityContent(content)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	patch, err := jsonpatch.DiffValues(a.content, tree)
+	if err != nil {
+		return serializationError(err)
+	}
+	if len(patch) == 0 {
+		return nil
+	}
+	if size, err := jsonpatch.Size(patch); err != nil || size >= len(raw) {
+		return a.snapshot(raw, tree)
+	}
+	ev := agui.NewActivityDelta(a.id, a.activityType, patch)
+	ev.SubagentRunID = a.sc.tag()
+	if err := a.e.emit(ev, a.sc); err != nil {
+		return err
+	}
+	a.content = tree
+	return nil
+}
+
+var errNotObject = errors.New("agui/server: activity content must be a JSON object")
+
+func activityContent(v any) (json.RawMessage, any, error) {
+	raw, tree, err := encodeTree(v)
+	if err != nil {
+		return nil, nil, serializationError(err)
+	}
+	if _, ok := tree.(map[string]any); !ok {
+		return nil, nil, serializationError(errNotObject)
+	}
+	return raw, tree, nil
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // randomAgent behaves as a seeded script: it opens and closes entities

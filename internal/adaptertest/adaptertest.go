@@ -21,7 +21,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/sse"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // Replay is a stand-in for a provider's API: each request gets the next

@@ -17,7 +17,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/internal/conformance"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // nodeStreams starts serve.mjs with streams and returns its base URL. The

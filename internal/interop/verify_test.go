@@ -16,9 +16,9 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/chunks"
+	"github.com/agui-go/sdk/agui/chunks"
 	"github.com/agui-go/sdk/internal/spectest"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // refVerdict is what node/verify.mjs reports for one stream.

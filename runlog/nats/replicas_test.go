@@ -20,7 +20,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 	"github.com/agui-go/sdk/internal/stall"
 	"github.com/agui-go/sdk/internal/tcpcut"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // frame is one SSE frame: its id and its data.

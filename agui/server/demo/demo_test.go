@@ -11,7 +11,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/demo"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 	"go.uber.org/goleak"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/sse"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // Exercise runs the demo's scenarios against the AG-UI endpoint at url over

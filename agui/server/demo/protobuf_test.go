@@ -14,7 +14,7 @@ import (
 	"github.com/agui-go/sdk/agui/protoframe"
 	"github.com/agui-go/sdk/agui/server/demo"
 	"github.com/agui-go/sdk/agui/sse"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // uuids matches the ids the demo mints; each run mints fresh ones, in the

@@ -23,7 +23,7 @@ type Config struct {
 
 // DefaultConfig is the layout of this repository.
 func DefaultConfig() Config {
-	return Config{Module: "github.com/agui-go/sdk", AguiDir: "agui", VerifyDir: "verify", Tool: "agui-gen", SchemaName: "schema/events.json"}
+	return Config{Module: "github.com/agui-go/sdk", AguiDir: "agui", VerifyDir: "agui/verify", Tool: "agui-gen", SchemaName: "schema/events.json"}
 }
 
 // Generate renders every generated file of the model. The result maps paths

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 const verifyUsage = `usage: agui verify [--profile client|server] [--json] [FILE|-]

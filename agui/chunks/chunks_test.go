@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/chunks"
+	"github.com/agui-go/sdk/agui/chunks"
 	"github.com/agui-go/sdk/internal/interop"
 )
 

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // TestNoVerify runs with -tags agui_noverify: the server verifier is then a

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/chunks"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/chunks"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // Event builders for the tables. A trailing tag argument attributes the

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // A failure with a great many entities open names the first few and counts

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 func ExampleServer() {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/internal/spectest"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 type conformanceStream struct {

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/chunks"
+	"github.com/agui-go/sdk/agui/chunks"
 )
 
 // This file is the engine both profiles share. It knows the lifecycle

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/verify"
+	"github.com/agui-go/sdk/agui/verify"
 )
 
 // deltaRun is the benchmark stream: RUN_STARTED, TEXT_MESSAGE_START, n

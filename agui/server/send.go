@@ -1,0 +1,422 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/verify"
+)
+
+// emitter is the one place events pass through on their way out of a run. It
+// serialises emission from any number of goroutines with one mutex; under it,
+// each event is checked against the run's liveness, encoded into a reused
+// buffer, observed by the verifier and handed to the sink, so the verifier
+// sees exactly the order the consumer receives.
+//
+// Emission after the run's context is done fails with CANCELLED; after the
+// sink failed (the consumer left) with DISCONNECTED; after the terminal event
+// with PROTOCOL_VIOLATION (or PROTOCOL when verification is compiled out).
+type emitter struct {
+	mu sync.Mutex
+
+	ctx         context.Context // the run's context
+	cancel      context.CancelCauseFunc
+	parent      context.Context // the context the run was started under
+	parentCause func() error    // the cause to report when parent is done
+	// done and parentDone are ctx.Done() and parent.Done(), kept so that the
+	// per-event liveness check is two non-blocking receives; parentDone is
+	// nil for a parent that can never be cancelled.
+	done, parentDone <-chan struct{}
+
+	verifier verify.Server
+	sink     sink
+	// retain is true when the sink keeps events after deliver returns (a
+	// channel to another goroutine, a recording). Otherwise the streaming hot
+	// paths reuse one event value per type and allocate nothing.
+	retain         bool
+	prefix, suffix string // framing around each event's JSON in out
+	// queue's out holds the encoded frames; the sink decides when to reset
+	// it. For an HTTP stream it is the stream writer's queue.
+	queue
+	frame int // where the frame being delivered starts in out
+	// pooled is set when out comes from bufferPool (an HTTP stream): the
+	// writer gives it back when it has written it, and send takes one when
+	// out holds none.
+	pooled bool
+	// maxEvent, when positive, is the largest encoded event send accepts:
+	// the frame limit of the stream's reader.
+	maxEvent int
+
+	// encode, when set, frames an event in place of prefix, JSON and suffix
+	// (the protobuf binding's length-prefixed message).
+	encode func(dst []byte, ev agui.Event) ([]byte, error)
+
+	ended  bool  // the terminal event was sent (or the run was abandoned)
+	broken error // non-nil once the sink failed: the cause of DISCONNECTED
+
+	// reused holds the events the streaming hot paths reuse; only touched
+	// under mu and only when !retain. It is allocated by the first delta,
+	// so a run that streams none (an idle one above all) does not carry it.
+	reused *reusedEvents
+
+	// history is the conversation the run starts from (the input's), until
+	// the verifier has been seeded with it (see seedHistory).
+	history []agui.Message
+}
+
+// reusedEvents are the events the streaming hot paths build in place.
+type reusedEvents struct {
+	text      agui.TextMessageContent
+	args      agui.ToolCallArgs
+	reasoning agui.ReasoningMessageContent
+}
+
+// reuse returns the reused events, allocating them the first time.
+// Called with mu held.
+func (e *emitter) reuse() *reusedEvents {
+	if e.reused == nil {
+		e.reused = new(reusedEvents)
+	}
+	return e.reused
+}
+
+// seedHistory gives the verifier the conversation the run starts from,
+// once, before it observes anything after RUN_STARTED: what the seed records
+// (owners of earlier messages, tool calls from history) matters only to
+// later events, and RUN_STARTED of a stream's only run is verified the same
+// with or without it. Seeding late means an idle run holds no record of its
+// history beyond the input itself. Called with mu held.
+func (e *emitter) seedHistory() {
+	if e.history != nil {
+		e.verifier.Seed(e.history)
+		e.history = nil
+	}
+}
+
+// sink receives verified events, one at a time, with the emitter's mutex held.
+type sink interface {
+	// deliver hands ev to the consumer; e.out[e.frame:] holds its framed
+	// encoding. A non-nil error means the consumer is gone for good; it
+	// becomes the cause of the DISCONNECTED error and of the run's
+	// cancellation.
+	deliver(e *emitter, ev agui.Event) error
+}
+
+var (
+	errNilEvent    = errors.New("agui/server: nil event")
+	errDriverOwned = errors.New("agui/server: RUN_STARTED, RUN_FINISHED and RUN_ERROR are emitted by the driver; return an Outcome or an error instead")
+)
+
+// cancelCause returns the cause of the run's cancellation, or nil while the run
+// is live. Cancellation of the parent context is applied here synchronously,
+// so an emit right after the parent was cancelled already fails.
+func (e *emitter) cancelCause() error {
+	select {
+	case <-e.done:
+		return context.Cause(e.ctx)
+	default:
+	}
+	if e.parentDone == nil {
+		return nil
+	}
+	select {
+	case <-e.parentDone:
+		e.cancel(e.parentCause())
+		return context.Cause(e.ctx)
+	default:
+		return nil
+	}
+}
+
+// check says whether ev, emitted through a handle of subagent scope sc (nil
+// for the run's own), may be emitted now. Called with mu held, which is what
+// orders a subagent's ending against emits through it: its flag is set before
+// its SUBAGENT_FINISHED (or SUBAGENT_ERROR) is sent, so every emit checked
+// after that event sees it.
+func (e *emitter) check(ev agui.Event, sc *scope) error {
+	e.seedHistory()
+	if e.broken != nil {
+		return disconnectedError(e.broken)
+	}
+	if e.ended {
+		if err := e.verifier.Observe(ev); err != nil {
+			return violationError(err)
+		}
+		return protocolError(ErrRunEnded)
+	}
+	if cause := e.cancelCause(); cause != nil {
+		return cancelledError(cause)
+	}
+	if sc != nil {
+		return sc.live()
+	}
+	return nil
+}
+
+// emit is Emitter.Emit: any event but the three the driver owns, emitted
+// through a handle of subagent scope sc (nil for the run's own).
+func (e *emitter) emit(ev agui.Event, sc *scope) error {
+	if ev == nil {
+		return protocolError(errNilEvent)
+	}
+	if t := ev.Type(); t == agui.EventTypeRunStarted || t == agui.EventTypeRunFinished || t == agui.EventTypeRunError {
+		return protocolError(errDriverOwned)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.check(ev, sc); err != nil {
+		return err
+	}
+	return e.send(ev, true)
+}
+
+// send encodes, verifies and delivers ev. With verified false a rejection by
+// the verifier is ignored (used for the terminal RUN_ERROR, which must go out
+// even after an earlier violation made the verifier reject everything).
+// Called with mu held.
+func (e *emitter) send(ev agui.Event, verified bool) error {
+	if e.pooled {
+		e.acquire()
+	}
+	start := len(e.out)
+	var out []byte
+	var err error
+	if e.encode != nil {
+		out, err = e.encode(e.out, ev)
+	} else {
+		e.out = append(e.out, e.prefix...)
+		out, err = ev.AppendJSON(e.out)
+	}
+	if err != nil {
+		e.out = e.out[:start]
+		return serializationError(err)
+	}
+	if n := len(out) - start - len(e.prefix); e.maxEvent > 0 && n > e.maxEvent {
+		e.out = out[:start]
+		return tooLargeError(n, e.maxEvent)
+	}
+	e.out = out
+	if err := e.verifier.Observe(ev); err != nil && verified {
+		e.out = e.out[:start]
+		return violationError(err)
+	}
+	e.out = append(e.out, e.suffix...)
+	e.frame = start
+	if err := e.sink.deliver(e, ev); err != nil {
+		e.fail(err)
+		return disconnectedError(err)
+	}
+	return nil
+}
+
+// fail records that the consumer is gone and, unless the run already ended,
+// cancels the run with the same cause. Called with mu held.
+func (e *emitter) fail(cause error) {
+	if e.broken != nil {
+		return
+	}
+	e.broken = cause
+	if !e.ended {
+		e.cancel(cause)
+	}
+}
+
+// disconnect is fail for a consumer that noticed it is leaving.
+func (e *emitter) disconnect(cause error) {
+	e.mu.Lock()
+	e.fail(cause)
+	e.mu.Unlock()
+}
+
+// The three streaming hot paths. Each builds its event in place when the sink
+// does not retain events, so a delta costs no allocation.
+
+func (e *emitter) textContent(id, delta string, sc *scope) error {
+	tag := sc.tag()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ev *agui.TextMessageContent
+	if e.retain {
+		ev = &agui.TextMessageContent{MessageID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
+	} else {
+		// Only this method writes the reused event, and nothing mutates
+		// an event it is given, so setting the three members suffices.
+		ev = &e.reuse().text
+		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
+	}
+	if err := e.check(ev, sc); err != nil {
+		return err
+	}
+	return e.send(ev, true)
+}
+
+func (e *emitter) toolArgs(id, delta string, sc *scope) error {
+	tag := sc.tag()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ev *agui.ToolCallArgs
+	if e.retain {
+		ev = &agui.ToolCallArgs{ToolCallID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
+	} else {
+		// Only this method writes the reused event, and nothing mutates
+		// an event it is given, so setting the three members suffices.
+		ev = &e.reuse().args
+		ev.ToolCallID, ev.Delta, ev.SubagentRunID = id, delta, tag
+	}
+	if err := e.check(ev, sc); err != nil {
+		return err
+	}
+	return e.send(ev, true)
+}
+
+func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
+	tag := sc.tag()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var ev *agui.ReasoningMessageContent
+	if e.retain {
+		ev = &agui.ReasoningMessageContent{MessageID: id, Delta: delta, Attribution: agui.Attribution{SubagentRunID: tag}}
+	} else {
+		// Only this method writes the reused event, and nothing mutates
+		// an event it is given, so setting the three members suffices.
+		ev = &e.reuse().reasoning
+		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
+	}
+	if err := e.check(ev, sc); err != nil {
+		return err
+	}
+	return e.send(ev, true)
+}
+
+// start emits RUN_STARTED. It does not consult cancellation: a run cancelled
+// before it began still reports itself, then ends with RUN_ERROR CANCELLED.
+func (e *emitter) start(ev *agui.RunStarted) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.broken != nil {
+		return disconnectedError(e.broken)
+	}
+	err := e.send(ev, true)
+	if err != nil && ev.Input != nil && e.broken == nil {
+		// An input built in code may hold raw JSON that does not encode, and
+		// an echo of a body near the size limit makes a frame over the
+		// frame limit; the echo is optional, so start without it rather
+		// than not at all.
+		ev.Input = nil
+		err = e.send(ev, true)
+	}
+	return err
+}
+
+// finish sends the run's terminal event: RUN_FINISHED for outcome when runErr
+// is nil and the run is live and the verifier accepts it; RUN_ERROR otherwise.
+// It reports whether the run ended normally and, if not, why.
+func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) (normal bool, cause error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seedHistory()
+	if e.ended {
+		return false, ErrRunEnded
+	}
+	if e.broken != nil {
+		e.ended = true
+		return false, e.broken
+	}
+	var rerr *Error
+	switch c := e.cancelCause(); {
+	case c != nil && errors.Is(c, ErrCancelRequested) && cleanUnwind(e.ctx, runErr):
+		// A Stop through the cancel route is not a failure: an agent that
+		// returned without leaving anything open ends with the protocol's
+		// cancelled outcome. If the verifier refuses it (something is still
+		// open), the run ends as any cancelled run, with RUN_ERROR.
+		fin, _ := Cancelled().WithUsage(UsageOf(runErr)...).runFinished(threadID, runID)
+		if err := e.send(fin, true); err == nil {
+			e.ended = true
+			return false, cancelledError(c)
+		}
+		if e.broken != nil {
+			e.ended = true
+			return false, e.broken
+		}
+		rerr = cancelledError(c)
+	case runErr != nil:
+		rerr = asRunError(e.ctx, runErr)
+	case c != nil:
+		rerr = cancelledError(c)
+	default:
+		fin, err := outcome.runFinished(threadID, runID)
+		if err == nil {
+			err = e.send(fin, true)
+		}
+		if err == nil {
+			e.ended = true
+			return true, nil
+		}
+		if e.broken != nil {
+			e.ended = true
+			return false, e.broken
+		}
+		rerr = asRunError(e.ctx, err)
+	}
+	msg := capMessage(rerr.Message)
+	if msg == "" {
+		msg = "run failed"
+	}
+	ev := agui.NewRunError(msg)
+	ev.Usage = UsageOf(runErr)
+	code := string(rerr.Code)
+	if code != "" {
+		ev.Code = &code
+	}
+	_ = e.send(ev, false) // a failure here can only be the consumer leaving
+	e.ended = true
+	return false, rerr
+}
+
+// chanSink hands events to a consumer on another goroutine through an
+// unbuffered channel: the agent blocks until the consumer takes each event,
+// which is the backpressure of Run and Runner.Events.
+type chanSink struct {
+	ch   chan agui.Event
+	gone chan struct{} // closed when the consumer stops pulling
+}
+
+func (s *chanSink) deliver(e *emitter, ev agui.Event) error {
+	e.out = e.out[:0]
+	select {
+	case s.ch <- ev:
+		return nil
+	case <-s.gone:
+		return ErrConsumerStopped
+	}
+}
+
+// funcSink calls a function for every event, on the emitting goroutine.
+type funcSink struct {
+	send func(ev agui.Event, data []byte) error
+	err  error // the first error send returned
+}
+
+func (s *funcSink) deliver(e *emitter, ev agui.Event) error {
+	data := e.out[e.frame:]
+	err := s.send(ev, data)
+	e.out = e.out[:0]
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return err
+}
+
+// recordSink keeps every event, without bound; it backs NewRunContext, which
+// is meant for tests.
+type recordSink struct {
+	events []agui.Event
+}
+
+func (s *recordSink) deliver(e *emitter, ev agui.Event) error {
+	e.out = e.out[:0]
+	s.events = append(s.events, ev)
+	return nil
+}
