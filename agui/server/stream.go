@@ -245,7 +245,7 @@ var epoch = time.Now()
 // measured is how often a write is timed when writes are cheap: timing
 // every one would cost an in-memory writer more than its writes. Costly
 // writes are all timed.
-const measured = 16
+const measured = 64
 
 // began counts a write and returns when it begins, or -1 when it is not
 // timed. Called by the writing goroutine with mu held.
@@ -343,6 +343,14 @@ func (s *streamWriter) exit() {
 // for the write timeout loses it. now is when the write began, if it was
 // timed (otherwise -1).
 func (s *streamWriter) write(b []byte, now time.Duration) error {
+	if len(b) <= writePiece && !s.deadlines() {
+		// One piece and no deadline to renew: a writer in memory, or a
+		// server with WithWriteTimeout(0).
+		if _, err := s.w.Write(b); err != nil {
+			return err
+		}
+		return s.flush()
+	}
 	pieces := 0
 	for len(b) > 0 {
 		n := min(len(b), writePiece)
@@ -361,6 +369,11 @@ func (s *streamWriter) write(b []byte, now time.Duration) error {
 	if pieces > 1 && s.deadlines() {
 		s.renewDeadline(clock())
 	}
+	return s.flush()
+}
+
+// flush pushes what net/http buffers to the client.
+func (s *streamWriter) flush() error {
 	if s.flusher != nil {
 		return s.flusher.FlushError()
 	}
