@@ -9,8 +9,8 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/conversation"
-	"github.com/agui-go/sdk/internal/conformance"
 	"github.com/agui-go/sdk/agui/verify"
+	"github.com/agui-go/sdk/internal/conformance"
 )
 
 // TestConformance runs every stream of the AG-UI 1.0 conformance corpus

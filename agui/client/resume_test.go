@@ -16,8 +16,8 @@ import (
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
-	"github.com/agui-go/sdk/internal/tcpcut"
 	"github.com/agui-go/sdk/agui/verify"
+	"github.com/agui-go/sdk/internal/tcpcut"
 )
 
 // chatty streams a text message of many deltas.

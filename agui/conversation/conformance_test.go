@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/chunks"
-	"github.com/agui-go/sdk/internal/spectest"
+	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/verify"
+	"github.com/agui-go/sdk/internal/spectest"
 )
 
 type fixture struct {

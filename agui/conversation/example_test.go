@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/chunks"
+	"github.com/agui-go/sdk/agui/conversation"
 )
 
 // A stream as a client delivers it: chunks expanded, then folded into the

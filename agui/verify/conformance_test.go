@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/internal/spectest"
 	"github.com/agui-go/sdk/agui/verify"
+	"github.com/agui-go/sdk/internal/spectest"
 )
 
 type conformanceStream struct {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/internal/interop"
 	"github.com/agui-go/sdk/agui/verify"
+	"github.com/agui-go/sdk/internal/interop"
 )
 
 // FuzzVerifier builds random event sequences from the fuzz input (see

@@ -16,8 +16,8 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
-	"github.com/agui-go/sdk/internal/conformance"
 	"github.com/agui-go/sdk/agui/verify"
+	"github.com/agui-go/sdk/internal/conformance"
 )
 
 // nodeStreams starts serve.mjs with streams and returns its base URL. The

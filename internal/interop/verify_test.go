@@ -17,8 +17,8 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/chunks"
-	"github.com/agui-go/sdk/internal/spectest"
 	"github.com/agui-go/sdk/agui/verify"
+	"github.com/agui-go/sdk/internal/spectest"
 )
 
 // refVerdict is what node/verify.mjs reports for one stream.

@@ -18,9 +18,9 @@ import (
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/agui/verify"
 	"github.com/agui-go/sdk/internal/stall"
 	"github.com/agui-go/sdk/internal/tcpcut"
-	"github.com/agui-go/sdk/agui/verify"
 )
 
 // frame is one SSE frame: its id and its data.
