@@ -180,13 +180,7 @@ func (s *streamWriter) queued(nowait bool) error {
 	case s.cheap || !s.running && clock()-s.lastEnd >= linger():
 		s.writeNow()
 	case s.running:
-		if s.parked {
-			s.parked = false
-			select {
-			case s.wake <- struct{}{}:
-			default:
-			}
-		}
+		s.wakeWriter()
 		// The writer is on its way: past the bound, wait for it to take
 		// the queue, as while it writes.
 		for !nowait && s.running && !s.writing && s.err == nil && len(s.q.out) >= s.maxBuffered {
@@ -328,6 +322,18 @@ func (s *streamWriter) loop() {
 	}
 }
 
+// wakeWriter wakes the writer goroutine if it waits for a batch. Called
+// with mu held.
+func (s *streamWriter) wakeWriter() {
+	if s.parked {
+		s.parked = false
+		select {
+		case s.wake <- struct{}{}:
+		default: // already woken
+		}
+	}
+}
+
 // exit ends the writer goroutine. Called with mu held.
 func (s *streamWriter) exit() {
 	s.running, s.parked = false, false
@@ -455,13 +461,7 @@ func (s *streamWriter) close() {
 		s.keep.Stop() // a call already started sees closed
 	}
 	for s.running {
-		if s.parked {
-			s.parked = false
-			select {
-			case s.wake <- struct{}{}:
-			default:
-			}
-		}
+		s.wakeWriter()
 		s.await()
 	}
 	if len(s.q.out) > 0 && s.err == nil {
