@@ -17,6 +17,7 @@ import (
 	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/protoframe"
 	"github.com/agui-go/sdk/agui/sse"
+	"github.com/agui-go/sdk/internal/ctxcause"
 )
 
 // The Accept headers a client sends. With WithProtobuf it names the
@@ -350,7 +351,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 // then matches verify.ErrTruncated as well as protoframe.ErrTruncated.
 func (c *Client) readFailure(ctx context.Context, p *Pipeline, err error) error {
 	if ctx.Err() != nil {
-		return &StreamError{Index: p.frames, Err: context.Cause(ctx)}
+		return &StreamError{Index: p.frames, Err: ctxcause.Err(ctx)}
 	}
 	if errors.Is(err, protoframe.ErrTruncated) {
 		var open *StreamError
@@ -426,7 +427,7 @@ func (c *Client) post(ctx context.Context, body []byte, extra http.Header) (*htt
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("agui client: %w", context.Cause(ctx))
+			return nil, fmt.Errorf("agui client: %w", ctxcause.Err(ctx))
 		}
 		return nil, fmt.Errorf("agui client: %w", err)
 	}

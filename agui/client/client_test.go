@@ -164,38 +164,53 @@ func TestRunFrameLimit(t *testing.T) {
 }
 
 // TestRunCancel cancels the context mid-stream: the loop ends with the
-// context's error and the server sees the connection close.
+// context's error and the server sees the connection close. A cancel with a
+// cause (issue 23) gives an error matching both context.Canceled and the
+// cause.
 func TestRunCancel(t *testing.T) {
-	closed := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, frames(runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(closed)
-	}))
-	defer srv.Close()
-	c, _ := client.New(srv.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var err error
-	n := 0
-	for ev, e := range c.Run(ctx, input()) {
-		if e != nil {
-			err = e
-			break
-		}
-		if n++; ev.Type() == agui.EventTypeTextMessageStart {
-			cancel()
-		}
-	}
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want context.Canceled", err)
-	}
-	select {
-	case <-closed:
-	case <-time.After(30 * time.Second): // a hang guard
-		t.Fatal("the server never saw the request end")
+	errStop := errors.New("user pressed stop")
+	for _, tc := range []struct {
+		name  string
+		cause error
+	}{
+		{"plain", nil},
+		{"with a cause", errStop},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			closed := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, frames(runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`))
+				w.(http.Flusher).Flush()
+				<-r.Context().Done()
+				close(closed)
+			}))
+			defer srv.Close()
+			c, _ := client.New(srv.URL)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			var err error
+			for ev, e := range c.Run(ctx, input()) {
+				if e != nil {
+					err = e
+					break
+				}
+				if ev.Type() == agui.EventTypeTextMessageStart {
+					cancel(tc.cause)
+				}
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			if tc.cause != nil && !errors.Is(err, tc.cause) {
+				t.Fatalf("err = %v, want it to match the cause %v", err, tc.cause)
+			}
+			select {
+			case <-closed:
+			case <-time.After(30 * time.Second): // a hang guard
+				t.Fatal("the server never saw the request end")
+			}
+		})
 	}
 }
 

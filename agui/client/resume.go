@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/ctxcause"
 )
 
 // defaultResumeAttempts is how many times one run is reattached by default.
@@ -92,7 +93,7 @@ func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, 
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return nil, context.Cause(ctx)
+			return nil, ctxcause.Err(ctx)
 		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.runURL(runID, "events"), nil)
@@ -107,7 +108,7 @@ func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, 
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("agui client: %w", context.Cause(ctx))
+			return nil, fmt.Errorf("agui client: %w", ctxcause.Err(ctx))
 		}
 		return nil, fmt.Errorf("agui client: %w", err)
 	}

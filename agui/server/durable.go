@@ -471,7 +471,11 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 		go func() { // a cancel through the log, from any replica
 			select {
 			case <-lw.Cancelled():
-				cancel(fmt.Errorf("%w: %s", ErrCancelRequested, lw.CancelReason()))
+				reason := lw.CancelReason()
+				if reason == cancelledByRoute {
+					reason = "" // no reason given: the message says "by request" already
+				}
+				cancel(&cancelRequest{reason: reason})
 			case <-stop:
 			}
 		}()

@@ -73,3 +73,50 @@ func TestDurableCancel(t *testing.T) {
 		})
 	}
 }
+
+// The RUN_ERROR of a run cancelled through the route says so once, with the
+// request's reason when it gave one (issue 23: it used to read "run
+// cancelled: the run was cancelled by request: cancelled by request"), and
+// the agent's cause still matches ErrCancelRequested.
+func TestDurableCancelMessage(t *testing.T) {
+	for _, tc := range []struct {
+		name, query, want string
+	}{
+		{"no reason", "", `"message":"run cancelled by request"`},
+		{"a reason", "?reason=user+pressed+stop", `"message":"run cancelled by request: user pressed stop"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			started := make(chan struct{})
+			causes := make(chan error, 1)
+			agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+				if _, err := rc.StartTextMessage(); err != nil { // left open: the run ends with RUN_ERROR
+					return server.Outcome{}, err
+				}
+				close(started)
+				<-ctx.Done()
+				causes <- context.Cause(ctx)
+				return server.Success(), nil
+			})
+			srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}))
+			resp := postRun(t, srv.URL, "t", "r1")
+			defer resp.Body.Close()
+			<-started
+			c, err := http.Post(srv.URL+"/agent/runs/r1/cancel"+tc.query, "application/json", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Body.Close()
+			if c.StatusCode != http.StatusAccepted {
+				t.Fatalf("cancel: status %d", c.StatusCode)
+			}
+			frames := readSSE(t, resp.Body, -1)
+			last := frames[len(frames)-1].data
+			if !strings.Contains(last, `"code":"CANCELLED"`) || !strings.Contains(last, tc.want) {
+				t.Fatalf("last event %s, want %s", last, tc.want)
+			}
+			if cause := <-causes; !errors.Is(cause, server.ErrCancelRequested) {
+				t.Fatalf("cause %v does not match ErrCancelRequested", cause)
+			}
+		})
+	}
+}

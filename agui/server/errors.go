@@ -58,9 +58,10 @@ var (
 	// pulling (broke out of the range loop).
 	ErrConsumerStopped = errors.New("agui/server: consumer stopped reading the event stream")
 	// ErrCancelRequested: a durable run was stopped through its cancel route
-	// (POST {path}/runs/{runId}/cancel), on whichever replica; the reason the
-	// request gave follows it in the cause's message.
-	ErrCancelRequested = errors.New("agui/server: the run was cancelled by request")
+	// (POST {path}/runs/{runId}/cancel), on whichever replica. The cause
+	// matches it with errors.Is and carries the reason the request gave, if
+	// any, after it: "run cancelled by request: REASON".
+	ErrCancelRequested = errors.New("agui/server: cancelled by request")
 	// ErrDetachExpired: nobody reattached to a detached durable run within
 	// its grace period ([DurableConfig.Detach]).
 	ErrDetachExpired = errors.New("agui/server: no client reattached to the run within its grace period")
@@ -202,11 +203,34 @@ func IsDisconnected(err error) bool {
 // done; cause is context.Cause of that context.
 func cancelledError(cause error) *Error {
 	msg := "run cancelled"
-	if cause != nil && cause != context.Canceled {
+	var req *cancelRequest
+	switch {
+	case errors.As(cause, &req):
+		// Said once: "run cancelled by request", not the sentinel's words
+		// again after the prefix that already says them.
+		msg += " by request"
+		if req.reason != "" {
+			msg += ": " + req.reason
+		}
+	case cause != nil && cause != context.Canceled:
 		msg += ": " + trimPrefix(cause.Error())
 	}
 	return &Error{Code: agui.CodeCancelled, Message: msg, Err: cause}
 }
+
+// cancelRequest is the cause of a durable run stopped through its cancel
+// route: it matches [ErrCancelRequested] and keeps the request's reason
+// apart, so that the client's message names it without repeating itself.
+type cancelRequest struct{ reason string }
+
+func (c *cancelRequest) Error() string {
+	if c.reason == "" {
+		return ErrCancelRequested.Error()
+	}
+	return ErrCancelRequested.Error() + ": " + c.reason
+}
+
+func (c *cancelRequest) Unwrap() error { return ErrCancelRequested }
 
 // subagentEndedError is the error of an emit through the handle of subagent
 // id, or of one it created, after the subagent ended.
