@@ -34,6 +34,7 @@ func TestOptionFamilies(t *testing.T) {
 		{"WithKeepAlive", server.WithKeepAlive(0), families{handler: true}},
 		{"WithWriteTimeout", server.WithWriteTimeout(0), families{handler: true}},
 		{"WithLenientInput", server.WithLenientInput(), families{handler: true}},
+		{"WithStrictInput", server.WithStrictInput(), families{handler: true}},
 		{"WithCORS", server.WithCORS("*"), families{handler: true}},
 		{"WithID", server.WithID("x"), families{text: true, toolCall: true, reasoning: true, subagent: true, activity: true}},
 		{"WithRole", server.WithRole(agui.TextMessageRoleUser), families{text: true}},

@@ -31,8 +31,9 @@ import (
 // body that did not arrive within [WithBodyTimeout] (30s by default), and 503
 // with Retry-After when [WithMaxConcurrentRuns] runs are already in flight or
 // a large body waited that long for room in [WithBodyMemory].
-// `state: null` reads as an absent state; [WithLenientInput] forgives more
-// legacy nulls. [WithCORS] adds the answers browsers on other origins need,
+// A top-level optional member given as null ("tools": null) reads as
+// absent, with a log line; [WithStrictInput] refuses it, [WithLenientInput]
+// forgives more. [WithCORS] adds the answers browsers on other origins need,
 // OPTIONS preflights included; without it OPTIONS is a 405 like any method
 // other than POST.
 //

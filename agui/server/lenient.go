@@ -10,13 +10,24 @@ import (
 	"github.com/agui-go/sdk/agui"
 )
 
-// decodeInput decodes a request body as the handler is configured to: strictly,
-// or leniently ([WithLenientInput]).
+// decodeInput decodes a request body as the handler is configured to: top-
+// level nulls as absent then strictly (the default), strictly
+// ([WithStrictInput]), or leniently ([WithLenientInput]).
 func (h *handler[S]) decodeInput(r *http.Request, body []byte) (*agui.RunAgentInput, error) {
-	if !h.cfg.lenient {
+	if h.cfg.input == strictInput {
 		return agui.DecodeRunAgentInput(body)
 	}
 	body, dropped := omitTopLevelNulls(body)
+	if h.cfg.input == nullsAsAbsent {
+		input, err := agui.DecodeRunAgentInput(body)
+		// `state: null` is no legacy: the protocol allows it for good.
+		dropped = slices.DeleteFunc(dropped, func(name string) bool { return name == "state" })
+		if err == nil && len(dropped) > 0 {
+			h.cfg.run.logger.InfoContext(r.Context(), "agui/server: read legacy nulls in RunAgentInput as absent (WithStrictInput refuses them)",
+				"threadId", input.ThreadID, "runId", input.RunID, "members", dropped)
+		}
+		return input, err
+	}
 	input, warnings, err := agui.DecodeRunAgentInputLenient(body)
 	if err != nil {
 		return nil, err

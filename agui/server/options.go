@@ -73,7 +73,7 @@ type handlerConfig struct {
 	keepAlive    time.Duration
 	writeTimeout time.Duration
 	maxBuffered  int
-	lenient      bool
+	input        inputMode
 	cors         *corsConfig // nil: no CORS handling, as without the option
 	bodyTimeout  time.Duration
 	maxRuns      int            // 0: no cap
@@ -191,17 +191,39 @@ func WithWriteTimeout(d time.Duration) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.writeTimeout = d })
 }
 
-// WithLenientInput makes the handler forgive request bodies that older or
-// careless clients send: a top-level optional member of RunAgentInput given
-// as null ("tools": null, which some clients send by default, "context",
-// "resume", "parentRunId", …) reads as absent, and the body is then decoded
+// inputMode is how forgiving the handler is of a request body.
+type inputMode uint8
+
+const (
+	// nullsAsAbsent, the default: a top-level optional member given as
+	// null reads as absent (logged once per request); the rest is strict.
+	nullsAsAbsent inputMode = iota
+	strictInput             // WithStrictInput
+	lenientInput            // WithLenientInput
+)
+
+// By default the handler reads a top-level optional member of RunAgentInput
+// given as null ("tools": null, which the community Go client sends,
+// "context", "resume", "parentRunId", …) as absent, which is what the
+// reference client does to its own input before validating it; each such
+// request is logged at info level, naming the members. Everything else is
+// decoded strictly. The two options below move that line either way.
+
+// WithStrictInput makes the handler refuse every null the protocol does not
+// allow with 400, naming the member ("omit the property instead"): what a
+// server that wants its clients to learn the protocol's "omit instead of
+// null" does. `state: null` stays accepted, a tolerance the protocol keeps.
+func WithStrictInput() HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.input = strictInput })
+}
+
+// WithLenientInput makes the handler forgive more of what older or careless
+// clients send: after the default's top-level nulls, the body is decoded
 // with [agui.DecodeRunAgentInputLenient], which drops members it does not know
-// and reads the protocol's other legacy nulls as absent. Each repair is logged
-// at debug level. A body that is still invalid gets 400 as without the
-// option. Off by default: the protocol says "omit instead of null", and a
-// strict server is how a client learns that.
+// and reads the protocol's other legacy nulls as absent. Each repair is
+// logged at debug level. A body that is still invalid gets 400.
 func WithLenientInput() HandlerOption {
-	return handlerOption(func(c *handlerConfig) { c.lenient = true })
+	return handlerOption(func(c *handlerConfig) { c.input = lenientInput })
 }
 
 // WithBodyTimeout bounds how long the handler waits for the request body: a
