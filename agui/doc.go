@@ -7,6 +7,17 @@
 // AppendJSON appends an event's compact JSON to a caller's buffer, and the
 // decoders read a document in one pass.
 //
+// # Switching over events
+//
+// [Event] is sealed: this package defines every variant, so a type switch
+// can cover them all. The agui-exhaustive analyzer (cmd/agui-exhaustive,
+// rules in analysis/exhaustive) reports a switch over Event, or over any
+// other union or enum here, that misses a variant, even one with a default,
+// so a protocol bump points at every switch to update. A switch that
+// handles some events on purpose carries the directive
+// //agui:nonexhaustive REASON on the line above it or at the end of its
+// switch line.
+//
 // # Decoding
 //
 // [DecodeEvent] and [DecodeRunAgentInput] are strict: they reject what the
