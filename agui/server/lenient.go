@@ -10,24 +10,32 @@ import (
 	"github.com/agui-go/sdk/agui"
 )
 
-// decodeInput decodes a request body as the handler is configured to: top-
-// level nulls as absent then strictly (the default), strictly
-// ([WithStrictInput]), or leniently ([WithLenientInput]).
+// decodeInput decodes a request body as the handler is configured to:
+// strictly, then again without its top-level nulls if that failed (the
+// default), strictly ([WithStrictInput]), or leniently ([WithLenientInput]).
 func (h *handler[S]) decodeInput(r *http.Request, body []byte) (*agui.RunAgentInput, error) {
-	if h.cfg.input == strictInput {
-		return agui.DecodeRunAgentInput(body)
-	}
-	body, dropped := omitTopLevelNulls(body)
-	if h.cfg.input == nullsAsAbsent {
+	if h.cfg.input != lenientInput {
 		input, err := agui.DecodeRunAgentInput(body)
+		if err == nil || h.cfg.input == strictInput {
+			return input, err
+		}
+		// Only a body the strict decoder refused pays for the rewrite, and
+		// only one it changes is decoded again: a body from a current
+		// client costs one decode, as with WithStrictInput.
+		stripped, dropped := omitTopLevelNulls(body)
 		// `state: null` is no legacy: the protocol allows it for good.
 		dropped = slices.DeleteFunc(dropped, func(name string) bool { return name == "state" })
-		if err == nil && len(dropped) > 0 {
-			h.cfg.run.logger.InfoContext(r.Context(), "agui/server: read legacy nulls in RunAgentInput as absent (WithStrictInput refuses them)",
-				"threadId", input.ThreadID, "runId", input.RunID, "members", dropped)
+		if len(dropped) == 0 {
+			return nil, err
 		}
-		return input, err
+		if input, err = agui.DecodeRunAgentInput(stripped); err != nil {
+			return nil, err
+		}
+		h.cfg.run.logger.InfoContext(r.Context(), "agui/server: read legacy nulls in RunAgentInput as absent (WithStrictInput refuses them)",
+			"threadId", input.ThreadID, "runId", input.RunID, "members", dropped)
+		return input, nil
 	}
+	body, dropped := omitTopLevelNulls(body)
 	input, warnings, err := agui.DecodeRunAgentInputLenient(body)
 	if err != nil {
 		return nil, err
