@@ -17,7 +17,7 @@ func (h *handler[S]) decodeInput(r *http.Request, body []byte) (*agui.RunAgentIn
 		return agui.DecodeRunAgentInput(body)
 	}
 	body, dropped := omitTopLevelNulls(body)
-	input, warnings, err := agui.DecodeRunAgentInputLenient(body)
+	input, warnings, err := agui.DecodeOptions{Lenient: true}.DecodeRunAgentInput(body)
 	if err != nil {
 		return nil, err
 	}

@@ -195,8 +195,8 @@ func WithWriteTimeout(d time.Duration) HandlerOption {
 // careless clients send: a top-level optional member of RunAgentInput given
 // as null ("tools": null, which some clients send by default, "context",
 // "resume", "parentRunId", …) reads as absent, and the body is then decoded
-// with [agui.DecodeRunAgentInputLenient], which drops members it does not know
-// and reads the protocol's other legacy nulls as absent. Each repair is logged
+// leniently ([agui.DecodeOptions.Lenient]), which drops members it does not
+// know and reads the protocol's other legacy nulls as absent. Each repair is logged
 // at debug level. A body that is still invalid gets 400 as without the
 // option. Off by default: the protocol says "omit instead of null", and a
 // strict server is how a client learns that.
