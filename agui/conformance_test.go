@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestConformanceLenient(t *testing.T) {
 			var delivered []Event
 			var failed error
 			for i, raw := range cs.Stream {
-				ev, ws, err := DecodeEventLenient(raw)
+				ev, ws, err := DecodeOptions{Lenient: true}.DecodeEvent(raw)
 				for _, w := range ws {
 					warnings = append(warnings, w.String())
 				}
@@ -113,4 +114,80 @@ func hasPath(v any, path []string) bool {
 		return err == nil && i < len(x) && hasPath(x[i], path[1:])
 	}
 	return false
+}
+
+// TestStreamDecoderMatchesDecodeOptions: a StreamDecoder returns, event by
+// event, exactly what its Options' DecodeEvent returns (the same event, the
+// same warnings, the same error), strict as well as lenient. It runs every
+// conformance stream through one decoder of each mode per stream, as a
+// client decodes a stream, so that the string cache carries from event to
+// event; and every schema fixture, valid and invalid, through one strict
+// decoder, so that strict mode is seen to reject what DecodeEvent rejects.
+func TestStreamDecoderMatchesDecodeOptions(t *testing.T) {
+	dir := spectest.Require(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "conformance", "streams", "*.json"))
+	if len(files) < 40 {
+		t.Fatalf("only %d streams", len(files))
+	}
+	lenient := DecodeOptions{Lenient: true}
+	var strictRejected, strictAccepted, lenientRepaired int
+	for _, file := range files {
+		var cs conformanceStream
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &cs); err != nil {
+			t.Fatal(err)
+		}
+		var strictStream StreamDecoder // the zero value is strict
+		lenientStream := StreamDecoder{Options: lenient}
+		for i, raw := range cs.Stream {
+			want, wantErr := DecodeEvent(raw)
+			ev, ws, err := strictStream.DecodeEvent(raw)
+			if !reflect.DeepEqual(ev, want) || ws != nil || !reflect.DeepEqual(err, wantErr) {
+				t.Errorf("%s: event %d: strict StreamDecoder gives %#v %v %v, DecodeEvent %#v %v", cs.Name, i, ev, ws, err, want, wantErr)
+			}
+			if err != nil {
+				strictRejected++
+			} else {
+				strictAccepted++
+			}
+			lwant, lwantWs, lwantErr := lenient.DecodeEvent(raw)
+			lev, lws, lerr := lenientStream.DecodeEvent(raw)
+			if !reflect.DeepEqual(lev, lwant) || !reflect.DeepEqual(lws, lwantWs) || !reflect.DeepEqual(lerr, lwantErr) {
+				t.Errorf("%s: event %d: lenient StreamDecoder gives %#v %v %v, DecodeOptions.DecodeEvent %#v %v %v", cs.Name, i, lev, lws, lerr, lwant, lwantWs, lwantErr)
+			}
+			if err != nil && lerr == nil {
+				lenientRepaired++
+			}
+		}
+	}
+	// The corpus holds events that only a lenient decoder reads, so both
+	// modes were exercised, and differently.
+	if strictRejected == 0 || strictAccepted == 0 || lenientRepaired == 0 {
+		t.Errorf("strict rejected %d and accepted %d events; lenient read %d of the rejected", strictRejected, strictAccepted, lenientRepaired)
+	}
+
+	var strictStream StreamDecoder
+	var rejected int
+	for _, fx := range spectest.RequireFixtures(t) {
+		data, err := os.ReadFile(fx.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := DecodeEvent(data)
+		ev, ws, err := strictStream.DecodeEvent(data)
+		if !reflect.DeepEqual(ev, want) || ws != nil || !reflect.DeepEqual(err, wantErr) {
+			t.Errorf("%s: strict StreamDecoder gives %#v %v %v, DecodeEvent %#v %v", fx.Name, ev, ws, err, want, wantErr)
+		}
+		if !fx.Valid && err != nil {
+			rejected++
+		}
+	}
+	if rejected == 0 {
+		t.Error("no invalid fixture was rejected")
+	}
+	t.Logf("conformance events: strict rejected %d, accepted %d, lenient read %d of the rejected; invalid fixtures rejected: %d",
+		strictRejected, strictAccepted, lenientRepaired, rejected)
 }

@@ -1,62 +1,93 @@
 package agui
 
-import "sync"
-
-// Decoders are pooled: a decoder carries its stacks inline (about half a
-// kilobyte), and reusing one makes a decode cost only what it produces.
-var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
-
-func getDecoder(data []byte, lenient bool) *decoder {
-	d := decoderPool.Get().(*decoder) // reset by putDecoder, or new
-	d.begin(data, lenient)
-	return d
-}
-
-// putDecoder returns d to the pool, reset. Decoders that grew large are
-// left to the GC.
-func putDecoder(d *decoder) {
-	if cap(d.scratch) > 64<<10 || cap(d.path) > 64 {
-		return
-	}
-	d.reset()
-	decoderPool.Put(d)
-}
-
-// begin readies a reset (or zero) decoder for data.
-func (d *decoder) begin(data []byte, lenient bool) {
-	d.data, d.lenient = data, lenient
-	d.starts = d.startsBuf[:0]
-	d.path = d.pathBuf[:0]
-}
-
-// reset drops every reference to the input and to what was decoded,
-// keeping the scratch buffer (emptied). It resets the fields one by one:
-// assigning a whole zero decoder clears half a kilobyte, with a write
-// barrier on every pointer while the GC marks, and that twice per document
-// was a tenth of decoding a small event. TestDecoderResetsEverything keeps
-// the list complete.
-func (d *decoder) reset() {
-	clear(d.pathBuf[:]) // popped keys stay behind len(d.path), and alias the input
-	d.data, d.pos, d.lenient, d.mark = nil, 0, false, 0
-	d.starts, d.path, d.warnings, d.objects, d.strs = nil, nil, nil, nil, nil
-	d.scratch = d.scratch[:0]
-}
+// This file holds the package's decode entry points: the strict package
+// functions, and DecodeOptions, whose methods decode with the strictness it
+// chooses.
 
 // DecodeEvent decodes one event strictly. See the package documentation for
-// what strict means.
+// what strict means. It is DecodeOptions{}.DecodeEvent without the warnings,
+// which a strict decode never has.
 func DecodeEvent(data []byte) (Event, error) {
 	ev, _, err := decodeEvent(data, false)
 	return ev, err
 }
 
-// DecodeEventLenient decodes one event the way a forgiving receiver does,
-// returning the repairs it made. A malformed known member is still an error.
-func DecodeEventLenient(data []byte) (Event, []DecodeWarning, error) {
-	return decodeEvent(data, true)
+// DecodeEventProto decodes one ag_ui.Event message (without its length
+// prefix) strictly. An envelope carrying only an arm this SDK does not know
+// is an *UnknownEventTypeError, which matches ErrUnknownEventType; any
+// other failure is a *DecodeError.
+func DecodeEventProto(b []byte) (Event, error) {
+	ev, _, err := decodeEventProto(b, false)
+	return ev, err
+}
+
+// DecodeRunAgentInput decodes a request body strictly. `state: null` reads as
+// an absent state, a tolerance the protocol keeps permanently.
+func DecodeRunAgentInput(data []byte) (*RunAgentInput, error) {
+	in, _, err := decodeInput(data, false)
+	return in, err
+}
+
+// DecodeOptions chooses how strictly a document is decoded. The zero value
+// is strict, so DecodeOptions{}.DecodeEvent(b) decodes as DecodeEvent(b)
+// does; the package functions are the shorthand for it, as proto.Unmarshal
+// is for proto.UnmarshalOptions{}.Unmarshal in protobuf-go.
+//
+// Strictness is an option rather than a second function per decoder because
+// it is a choice a program often makes once, at run time (a flag, a server
+// setting), and then applies to every decode: it keeps one DecodeOptions and
+// calls its methods, which are named and shaped alike, instead of branching
+// between twins at each call. A [StreamDecoder] takes the same options.
+type DecodeOptions struct {
+	// Lenient decodes the way the reference client's forgiving receiver
+	// does: unknown members and unrecognised union members are removed,
+	// legacy nulls read as absent, and each repair is reported as a
+	// [DecodeWarning]. A malformed known member is an error either way, and
+	// so is an unknown event type ([*UnknownEventTypeError]). False, the
+	// zero value, rejects everything the schema rejects.
+	Lenient bool
+}
+
+// DecodeEvent decodes one JSON event, returning the repairs a lenient
+// decode made (none when strict).
+func (o DecodeOptions) DecodeEvent(data []byte) (Event, []DecodeWarning, error) {
+	return decodeEvent(data, o.Lenient)
+}
+
+// DecodeEventProto decodes one ag_ui.Event message (without its length
+// prefix), returning the repairs a lenient decode made (none when strict).
+// The message is read into the event's JSON form and that is decoded, so the
+// options apply as they do to DecodeEvent.
+func (o DecodeOptions) DecodeEventProto(b []byte) (Event, []DecodeWarning, error) {
+	return decodeEventProto(b, o.Lenient)
+}
+
+// DecodeRunAgentInput decodes a request body, returning the repairs a
+// lenient decode made (none when strict).
+func (o DecodeOptions) DecodeRunAgentInput(data []byte) (*RunAgentInput, []DecodeWarning, error) {
+	return decodeInput(data, o.Lenient)
 }
 
 func decodeEvent(data []byte, lenient bool) (Event, []DecodeWarning, error) {
 	return decodeDocument(data, lenient, decodeEventUnion)
+}
+
+func decodeEventProto(b []byte, lenient bool) (Event, []DecodeWarning, error) {
+	t := getProtoReader()
+	defer putProtoReader(t)
+	var err error
+	if t.out, err = t.event(t.out[:0], b); err != nil {
+		return nil, nil, err
+	}
+	// The JSON decoder copies what it keeps, so the buffer can be reused.
+	return decodeEvent(t.out, lenient)
+}
+
+func decodeInput(data []byte, lenient bool) (*RunAgentInput, []DecodeWarning, error) {
+	return decodeDocument(data, lenient, func(d *decoder) (*RunAgentInput, error) {
+		in := new(RunAgentInput)
+		return in, in.decodeJSON(d)
+	})
 }
 
 // decodeDocument decodes one whole document with a pooled decoder.
@@ -81,79 +112,4 @@ func runDocument[T any](d *decoder, decode func(*decoder) (T, error)) (T, []Deco
 		return zero, d.Warnings(), err
 	}
 	return v, d.Warnings(), nil
-}
-
-// DecodeRunAgentInput decodes a request body strictly. `state: null` reads as
-// an absent state, a tolerance the protocol keeps permanently.
-func DecodeRunAgentInput(data []byte) (*RunAgentInput, error) {
-	in, _, err := decodeInput(data, false)
-	return in, err
-}
-
-// DecodeRunAgentInputLenient decodes a request body forgivingly, returning the
-// repairs it made.
-func DecodeRunAgentInputLenient(data []byte) (*RunAgentInput, []DecodeWarning, error) {
-	return decodeInput(data, true)
-}
-
-func decodeInput(data []byte, lenient bool) (*RunAgentInput, []DecodeWarning, error) {
-	return decodeDocument(data, lenient, func(d *decoder) (*RunAgentInput, error) {
-		in := new(RunAgentInput)
-		return in, in.decodeJSON(d)
-	})
-}
-
-// AppendEvent appends the JSON encoding of ev to dst; it is ev.AppendJSON
-// with a nil check.
-func AppendEvent(dst []byte, ev Event) ([]byte, error) {
-	if ev == nil {
-		return dst, &EncodeError{Type: "Event", Err: errMissing}
-	}
-	return ev.AppendJSON(dst)
-}
-
-// unmarshalStruct is the body of every generated UnmarshalJSON: a strict
-// decode of one whole document into *v, which is reset first so no member of
-// an earlier value survives.
-func unmarshalStruct[T any, P interface {
-	*T
-	decodeJSON(*decoder) error
-}](data []byte, v P) error {
-	*v = *new(T)
-	d := getDecoder(data, false)
-	defer putDecoder(d)
-	if err := v.decodeJSON(d); err != nil {
-		return err
-	}
-	return d.end()
-}
-
-// unmarshalList is unmarshalStruct for named list types such as JSONPatch.
-func unmarshalList[E any](data []byte, v *[]E, decode func(*decoder) ([]E, error)) error {
-	d := getDecoder(data, false)
-	defer putDecoder(d)
-	list, err := decode(d)
-	if err == nil {
-		err = d.end()
-	}
-	if err != nil {
-		return err
-	}
-	*v = list
-	return nil
-}
-
-// unmarshalEnum reads a whole document that must be a JSON string accepted by
-// valid; allowed lists the defined values for the error message.
-func unmarshalEnum(data []byte, allowed string, valid func(string) bool) (string, error) {
-	d := getDecoder(data, false)
-	defer putDecoder(d)
-	s, err := d.str()
-	if err == nil && !valid(s) {
-		err = d.badEnum(s, allowed)
-	}
-	if err == nil {
-		err = d.end()
-	}
-	return s, err
 }

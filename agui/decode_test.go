@@ -153,7 +153,14 @@ func TestDecodeStrictAndLenient(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := DecodeEvent([]byte(tt.in))
 			checkErr(t, "strict", err, tt.strictErr)
-			ev, ws, err := DecodeEventLenient([]byte(tt.in))
+			var strictStream StreamDecoder // the zero value is strict
+			_, _, err = strictStream.DecodeEvent([]byte(tt.in))
+			checkErr(t, "strict StreamDecoder", err, tt.strictErr)
+			lenient := DecodeOptions{Lenient: true}
+			lenientStream := StreamDecoder{Options: lenient}
+			_, _, err = lenientStream.DecodeEvent([]byte(tt.in))
+			checkErr(t, "lenient StreamDecoder", err, tt.lenientErr)
+			ev, ws, err := lenient.DecodeEvent([]byte(tt.in))
 			checkErr(t, "lenient", err, tt.lenientErr)
 			if err != nil {
 				return
@@ -270,8 +277,9 @@ func TestDecodeEventAllocs(t *testing.T) {
 		{`{"type": "STEP_STARTED", "stepName": "plan"}`, 2},
 	} {
 		in := []byte(tc.in)
+		lenient := DecodeOptions{Lenient: true}
 		n := testing.AllocsPerRun(200, func() {
-			if _, _, err := DecodeEventLenient(in); err != nil {
+			if _, _, err := lenient.DecodeEvent(in); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -291,13 +299,13 @@ func TestStreamDecoderReusesIDs(t *testing.T) {
 		t.Skip("the race detector changes allocation counts")
 	}
 	in := []byte(`{"type":"TOOL_CALL_ARGS","toolCallId":"call-7f3a","delta":"{\"city\": \"Paris\", \"units\": \"metric\", \"days\": 3, \"hourly\": false, \"lang\": \"fr\"}"}`)
-	var s StreamDecoder
-	first, _, err := s.DecodeEventLenient(in)
+	s := StreamDecoder{Options: DecodeOptions{Lenient: true}}
+	first, _, err := s.DecodeEvent(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := testing.AllocsPerRun(200, func() {
-		ev, _, err := s.DecodeEventLenient(in)
+		ev, _, err := s.DecodeEvent(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,8 +316,8 @@ func TestStreamDecoderReusesIDs(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%v allocations per event, want 2 (the event and its delta)", n)
 	}
-	if n := testing.AllocsPerRun(200, func() { DecodeEventLenient(in) }); n != 3 {
-		t.Errorf("DecodeEventLenient: %v allocations, want 3", n)
+	if n := testing.AllocsPerRun(200, func() { DecodeOptions{Lenient: true}.DecodeEvent(in) }); n != 3 {
+		t.Errorf("DecodeOptions.DecodeEvent: %v allocations, want 3", n)
 	}
 }
 

@@ -1,11 +1,15 @@
 package agui
 
-import "strconv"
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
 
 // This file holds the generic helpers that carry the generated decoder's cold
 // paths, so that decode_gen.go is mostly the per-member switches: finding a
-// union's discriminator, naming a missing member, keeping an open object's
-// extra members, and reading lists.
+// union's discriminator, naming a missing member, reading lists, the reasons
+// the generated decoder fails with, and the readers of optional members.
 
 // decodable is what every generated struct implements.
 type decodable interface {
@@ -81,17 +85,6 @@ func (d *decoder) missingOf(seen uint64, names ...string) error {
 			return d.missing(name)
 		}
 	}
-	return nil
-}
-
-// extra keeps a member that an open object does not declare (a JSON Patch
-// operation's), in input order.
-func (d *decoder) extra(dst *[]RawMember, key []byte) error {
-	raw, err := d.raw()
-	if err != nil {
-		return err
-	}
-	*dst = append(*dst, RawMember{Name: string(key), Value: raw})
 	return nil
 }
 
@@ -181,4 +174,76 @@ func decodeUnionList[U any](d *decoder, decode func(*decoder) (U, error)) ([]U, 
 		}
 		d.pop()
 	}
+}
+
+// Reasons the generated decoder reports inside a *DecodeError.
+const (
+	reasonPointer = "not a JSON Pointer (RFC 6901)"
+	reasonNull    = "null is not allowed here"
+)
+
+func reasonMinItems(n int) string { return "expected at least " + strconv.Itoa(n) + " item(s)" }
+
+func (d *decoder) badEnum(got, allowed string) error {
+	return d.fail("unknown value " + strconv.Quote(got) + "; expected one of " + allowed)
+}
+
+func errUnknownDefinition(name string) error {
+	return fmt.Errorf("agui: no schema definition named %q", name)
+}
+
+// Optional members share these readers, so the generated decoders stay one
+// line per member: a null is handed to the decoder's null policy, anything
+// else is decoded and stored behind a fresh pointer.
+
+func (d *decoder) optString(dst **string, tolerated bool) error {
+	if d.isNull() {
+		return d.nullOptional(tolerated)
+	}
+	s, err := d.str()
+	if err == nil {
+		*dst = &s
+	}
+	return err
+}
+
+func (d *decoder) optInt(dst **int64, min, max int64, tolerated bool) error {
+	if d.isNull() {
+		return d.nullOptional(tolerated)
+	}
+	n, err := d.integer(min, max)
+	if err == nil {
+		*dst = &n
+	}
+	return err
+}
+
+func (d *decoder) optBool(dst **bool, tolerated bool) error {
+	if d.isNull() {
+		return d.nullOptional(tolerated)
+	}
+	b, err := d.boolean()
+	if err == nil {
+		*dst = &b
+	}
+	return err
+}
+
+// optRaw reads an optional member holding any JSON but null; object says
+// whether it must be an object.
+func (d *decoder) optRaw(dst *json.RawMessage, object, tolerated bool) error {
+	if d.isNull() {
+		return d.nullOptional(tolerated)
+	}
+	var raw []byte
+	var err error
+	if object {
+		raw, err = d.rawObject()
+	} else {
+		raw, err = d.raw()
+	}
+	if err == nil {
+		*dst = raw
+	}
+	return err
 }

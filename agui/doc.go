@@ -24,11 +24,14 @@
 // schema rejects (a missing required member, a wrong type, a null optional, an
 // unknown enum value, an unknown member of a closed object, an integer outside
 // the safe range) with a [*DecodeError] naming the JSON Pointer of the
-// offending value. [DecodeEventLenient] behaves like the reference client's
-// forgiving receiver: unknown members and unrecognised union members are
-// removed, legacy nulls become absent, and each repair is reported as a
-// [DecodeWarning]. An unknown event type is an [*UnknownEventTypeError] in both
-// modes (errors.Is(err, ErrUnknownEventType)), so a consumer can skip it.
+// offending value. A [DecodeOptions] with Lenient set decodes as the
+// reference client's forgiving receiver does: unknown members and
+// unrecognised union members are removed, legacy nulls become absent, and
+// each repair is reported as a [DecodeWarning]. Its methods are named after
+// the package functions (DecodeOptions{Lenient: true}.DecodeEvent, …), and a
+// [StreamDecoder] takes the same options. An unknown event type is an
+// [*UnknownEventTypeError] in both modes (errors.Is(err,
+// ErrUnknownEventType)), so a consumer can skip it.
 //
 // Decoding reads JSON as JavaScript's JSON.parse and encoding/json do. A
 // member given twice keeps its last value, and only that value is validated:

@@ -5,7 +5,8 @@ import (
 	"strconv"
 )
 
-// This file holds the error and warning types of the JSON runtime. They are
+// This file holds the error types of the codec (its warning type,
+// DecodeWarning, is in warning.go). They are
 // hand-written (not generated) and import only the standard library, so the
 // protocol-bump rehearsal can copy them next to freshly generated code.
 //
@@ -95,27 +96,6 @@ func encodeError(typ, field string, err error) error {
 		return err
 	}
 	return &EncodeError{Type: typ, Field: field, Err: err}
-}
-
-// DecodeWarning describes one repair made by a lenient decode: something the
-// document contained that strict decoding would have rejected and that was
-// dropped or normalised instead.
-//
-// It is not a [Warning]: it is about one document, located by a JSON
-// Pointer inside it, and is made before the document has a place in any
-// stream. A reader of a stream (the client, verify) turns each one into a
-// [WarnStripped] Warning that carries the frame's position.
-type DecodeWarning struct {
-	Path    string // JSON Pointer of the repaired value ("" = the document itself)
-	Message string // lower-case, e.g. "removed unrecognised member"
-}
-
-// String formats the warning as "at /messages/0/foo: removed unrecognised member".
-func (w DecodeWarning) String() string {
-	if w.Path == "" {
-		return "at the document root: " + w.Message
-	}
-	return "at " + w.Path + ": " + w.Message
 }
 
 // syntaxError is the plain error that appendRaw and friends return for a

@@ -49,8 +49,9 @@ func ExampleDecodeEvent() {
 // Lenient decoding reads what a forgiving client reads: unknown members are
 // stripped with a warning, and an event type this SDK does not know is an
 // error a consumer may skip.
-func ExampleDecodeEventLenient() {
-	ev, warnings, err := agui.DecodeEventLenient([]byte(`{"type":"STEP_STARTED","stepName":"plan","mood":"sunny"}`))
+func ExampleDecodeOptions_DecodeEvent() {
+	lenient := agui.DecodeOptions{Lenient: true}
+	ev, warnings, err := lenient.DecodeEvent([]byte(`{"type":"STEP_STARTED","stepName":"plan","mood":"sunny"}`))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -60,7 +61,7 @@ func ExampleDecodeEventLenient() {
 		fmt.Println("warning:", w)
 	}
 
-	_, _, err = agui.DecodeEventLenient([]byte(`{"type":"FUTURE_EVENT"}`))
+	_, _, err = lenient.DecodeEvent([]byte(`{"type":"FUTURE_EVENT"}`))
 	if errors.Is(err, agui.ErrUnknownEventType) {
 		fmt.Println("skipped:", err)
 	}
@@ -71,16 +72,18 @@ func ExampleDecodeEventLenient() {
 }
 
 // A StreamDecoder reads the events of one stream in order; the tool call id
-// that every argument delta repeats is allocated once, for the first.
+// that every argument delta repeats is allocated once, for the first. Its
+// zero value is strict; this one forgives what older peers send, as a
+// client does.
 func ExampleStreamDecoder() {
-	var dec agui.StreamDecoder
+	dec := agui.StreamDecoder{Options: agui.DecodeOptions{Lenient: true}}
 	for _, frame := range []string{
 		`{"type":"TOOL_CALL_START","toolCallId":"call-1","toolCallName":"search"}`,
 		`{"type":"TOOL_CALL_ARGS","toolCallId":"call-1","delta":"{\"q\":"}`,
 		`{"type":"TOOL_CALL_ARGS","toolCallId":"call-1","delta":"\"go\"}"}`,
 		`{"type":"TOOL_CALL_END","toolCallId":"call-1"}`,
 	} {
-		ev, _, err := dec.DecodeEventLenient([]byte(frame))
+		ev, _, err := dec.DecodeEvent([]byte(frame))
 		if err != nil {
 			fmt.Println(err)
 			return

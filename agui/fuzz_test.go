@@ -37,13 +37,17 @@ func FuzzDecodeEvent(f *testing.F) {
 	f.Add([]byte(`{"type":"FUTURE","x":[1,{"y":null}]}`))
 	f.Add([]byte(`{"type":"TEXT_MESSAGE_END","messageId":null,"messageId":"m","type":"TEXT_MESSAGE_END"}`))
 	f.Add([]byte(`{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"x"},"outcome":{"type":"success"}}`))
-	var stream StreamDecoder // shared by the inputs, so its cache carries over
+	// Shared by the inputs, so their caches carry over.
+	var strict StreamDecoder
+	lenient := StreamDecoder{Options: DecodeOptions{Lenient: true}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		// A StreamDecoder returns what DecodeEventLenient returns.
-		ev1, w1, err1 := DecodeEventLenient(data)
-		ev2, w2, err2 := stream.DecodeEventLenient(data)
-		if !reflect.DeepEqual(ev1, ev2) || !reflect.DeepEqual(w1, w2) || fmt.Sprint(err1) != fmt.Sprint(err2) {
-			t.Fatalf("StreamDecoder differs:\n%#v %v %v\n%#v %v %v", ev1, w1, err1, ev2, w2, err2)
+		// A StreamDecoder returns what its Options.DecodeEvent returns.
+		for _, stream := range []*StreamDecoder{&strict, &lenient} {
+			ev1, w1, err1 := stream.Options.DecodeEvent(data)
+			ev2, w2, err2 := stream.DecodeEvent(data)
+			if !reflect.DeepEqual(ev1, ev2) || !reflect.DeepEqual(w1, w2) || fmt.Sprint(err1) != fmt.Sprint(err2) {
+				t.Fatalf("StreamDecoder (%+v) differs:\n%#v %v %v\n%#v %v %v", stream.Options, ev1, w1, err1, ev2, w2, err2)
+			}
 		}
 		if ev, err := DecodeEvent(data); err == nil {
 			out := mustAppend(t, ev)
@@ -55,7 +59,7 @@ func FuzzDecodeEvent(f *testing.F) {
 				t.Fatalf("unstable:\n%s\n%s", out, out2)
 			}
 		}
-		if ev, _, err := DecodeEventLenient(data); err == nil {
+		if ev, _, err := lenient.Options.DecodeEvent(data); err == nil {
 			out := mustAppend(t, ev)
 			if _, err := DecodeEvent(out); err != nil {
 				t.Fatalf("lenient result is not strictly valid: %v\n%s\nfrom %s", err, out, data)
@@ -68,6 +72,7 @@ func FuzzDecodeEvent(f *testing.F) {
 func FuzzDecodeRunAgentInput(f *testing.F) {
 	seedFixtures(f, func(def string) bool { return def == "RunAgentInput" })
 	f.Add([]byte(`{"threadId":"t","runId":"r","state":null,"messages":[]}`))
+	lenient := DecodeOptions{Lenient: true}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if in, err := DecodeRunAgentInput(data); err == nil {
 			out, err := in.AppendJSON(nil)
@@ -83,7 +88,7 @@ func FuzzDecodeRunAgentInput(f *testing.F) {
 				t.Fatalf("unstable:\n%s\n%s", out, out2)
 			}
 		}
-		if in, _, err := DecodeRunAgentInputLenient(data); err == nil {
+		if in, _, err := lenient.DecodeRunAgentInput(data); err == nil {
 			out, err := in.AppendJSON(nil)
 			if err != nil {
 				t.Fatal(err)

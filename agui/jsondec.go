@@ -3,14 +3,14 @@ package agui
 import (
 	"errors"
 	"strconv"
-	"unicode"
-	"unicode/utf16"
+	"sync"
 	"unicode/utf8"
 )
 
-// This file is the hand-written half of decoding: a validating JSON scanner
-// and a streaming cursor (decoder) that generated UnmarshalJSON-style code
-// drives token by token. Nothing here uses reflection, and nothing allocates
+// This file holds the streaming cursor (decoder) that generated decoding code
+// drives token by token, and the pool the package functions take one from.
+// The validating scanner under it is in jsonscan.go, the conversion of
+// validated string and number literals in jsonlit.go. Nothing here uses reflection, and nothing allocates
 // on the success path except the values handed back to the caller (decoded
 // strings, raw copies) and the decoder itself.
 //
@@ -19,545 +19,10 @@ import (
 // generated code and those inside skipped or raw values), and no code path
 // indexes past the input.
 
-// maxDepth is the deepest nesting of objects and arrays accepted anywhere.
-// It equals encoding/json's limit, so a document is accepted here exactly when
-// json.Valid accepts it.
-const maxDepth = 10000
-
 // errDropped is returned by decoder.dropped in lenient mode after an
 // unrecognised union member was skipped. Generated code compares with == and
 // then leaves the element out; it never escapes the package.
 var errDropped = errors.New("agui: unrecognised value dropped")
-
-// ---------------------------------------------------------------------------
-// Scanner: validation of one JSON value, shared by the decoder and appendRaw.
-// ---------------------------------------------------------------------------
-
-// isSpace reports JSON insignificant whitespace (RFC 8259 ws).
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t'
-}
-
-// skipSpace returns the index of the first non-whitespace byte at or after i.
-func skipSpace(data []byte, i int) int {
-	for i < len(data) && isSpace(data[i]) {
-		i++
-	}
-	return i
-}
-
-// String byte classes for scanning: most bytes need no attention at all, so a
-// table lookup per byte keeps the hot loop branch-light.
-const (
-	strPlain   = 0 // printable ASCII other than '"' and '\\'
-	strHigh    = 1 // 0x80..0xFF: part of a multi-byte (or invalid) sequence
-	strSpecial = 2 // '"', '\\' or a control character
-)
-
-var strClass = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		switch {
-		case c < 0x20 || c == '"' || c == '\\':
-			t[c] = strSpecial
-		case c >= 0x80:
-			t[c] = strHigh
-		}
-	}
-	return t
-}()
-
-// Flags reported by scanString about the string it validated.
-const (
-	strEscaped  = 1 << iota // contains at least one backslash escape
-	strNonASCII             // contains a byte >= 0x80 (maybe invalid UTF-8)
-)
-
-// describe names the byte at data[i] for a syntax error message: a quoted
-// character when it is valid UTF-8, its hex value otherwise.
-func describe(data []byte, i int) string {
-	if i >= len(data) {
-		return "end of input"
-	}
-	r, size := utf8.DecodeRune(data[i:])
-	if r == utf8.RuneError && size <= 1 {
-		return "byte 0x" + strconv.FormatUint(uint64(data[i])|0x100, 16)[1:]
-	}
-	return strconv.QuoteRune(r)
-}
-
-// unexpected builds the syntax error for the byte at data[i].
-func unexpected(data []byte, i int, context string) *syntaxError {
-	return &syntaxError{offset: i, msg: "unexpected " + describe(data, i) + context}
-}
-
-// scanString validates the string literal whose opening quote is data[i] and
-// returns the index just past its closing quote. Like encoding/json it does
-// not require valid UTF-8 (decoding replaces invalid bytes with U+FFFD).
-func scanString(data []byte, i int) (end int, flags uint8, err *syntaxError) {
-	j := i + 1
-	for {
-		for j < len(data) {
-			switch strClass[data[j]] {
-			case strPlain:
-				j++
-				continue
-			case strHigh:
-				flags |= strNonASCII
-				j++
-				continue
-			}
-			break
-		}
-		if j >= len(data) {
-			return j, flags, &syntaxError{offset: j, msg: "unexpected end of input in string"}
-		}
-		switch c := data[j]; c {
-		case '"':
-			return j + 1, flags, nil
-		case '\\':
-			flags |= strEscaped
-			if j+1 >= len(data) {
-				return j + 1, flags, &syntaxError{offset: j + 1, msg: "unexpected end of input in string"}
-			}
-			switch data[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				j += 2
-			case 'u':
-				for k := j + 2; k < j+6; k++ {
-					if k >= len(data) {
-						return k, flags, &syntaxError{offset: k, msg: "unexpected end of input in string"}
-					}
-					if unhex(data[k]) < 0 {
-						return k, flags, unexpected(data, k, " in \\u escape")
-					}
-				}
-				j += 6
-			default:
-				return j + 1, flags, unexpected(data, j+1, " after '\\' in string")
-			}
-		default: // control character
-			const upperHex = "0123456789ABCDEF"
-			return j, flags, &syntaxError{offset: j, msg: "unexpected control character U+00" +
-				upperHex[c>>4:c>>4+1] + upperHex[c&0xF:c&0xF+1] + " in string"}
-		}
-	}
-}
-
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c - 'a' + 10)
-	case 'A' <= c && c <= 'F':
-		return int(c - 'A' + 10)
-	}
-	return -1
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// scanNumber validates the number that starts at data[i] ('-' or a digit) and
-// returns the index just past it.
-func scanNumber(data []byte, i int) (int, *syntaxError) {
-	j := i
-	if data[j] == '-' {
-		j++
-	}
-	switch {
-	case j >= len(data):
-		return j, &syntaxError{offset: j, msg: "unexpected end of input in number"}
-	case data[j] == '0':
-		j++
-		if j < len(data) && isDigit(data[j]) {
-			return j, unexpected(data, j, " in number (leading zeros are not allowed)")
-		}
-	case isDigit(data[j]):
-		for j < len(data) && isDigit(data[j]) {
-			j++
-		}
-	default:
-		return j, unexpected(data, j, " in number")
-	}
-	if j < len(data) && data[j] == '.' {
-		j++
-		if j >= len(data) || !isDigit(data[j]) {
-			return j, unexpected(data, j, " in number")
-		}
-		for j < len(data) && isDigit(data[j]) {
-			j++
-		}
-	}
-	if j < len(data) && (data[j] == 'e' || data[j] == 'E') {
-		j++
-		if j < len(data) && (data[j] == '+' || data[j] == '-') {
-			j++
-		}
-		if j >= len(data) || !isDigit(data[j]) {
-			return j, unexpected(data, j, " in number")
-		}
-		for j < len(data) && isDigit(data[j]) {
-			j++
-		}
-	}
-	return j, nil
-}
-
-// scanLiteral checks that data[i:] starts with lit ("true", "false", "null").
-func scanLiteral(data []byte, i int, lit string) (int, *syntaxError) {
-	for k := 0; k < len(lit); k++ {
-		if i+k >= len(data) || data[i+k] != lit[k] {
-			return i + k, unexpected(data, i+k, " in literal "+lit)
-		}
-	}
-	return i + len(lit), nil
-}
-
-// nesting records, per open container, whether it is an object. The first 64
-// levels live in a word on the stack; deeper (rare, usually hostile) input
-// spills into a heap bitset sized for maxDepth.
-type nesting struct {
-	low  uint64
-	high []uint64
-}
-
-func (n *nesting) set(depth int, obj bool) {
-	if depth < 64 {
-		if obj {
-			n.low |= 1 << uint(depth)
-		} else {
-			n.low &^= 1 << uint(depth)
-		}
-		return
-	}
-	if n.high == nil {
-		n.high = make([]uint64, maxDepth/64+1)
-	}
-	w, b := depth/64, uint(depth%64)
-	if obj {
-		n.high[w] |= 1 << b
-	} else {
-		n.high[w] &^= 1 << b
-	}
-}
-
-func (n *nesting) isObj(depth int) bool {
-	if depth < 64 {
-		return n.low&(1<<uint(depth)) != 0
-	}
-	return n.high[depth/64]&(1<<uint(depth%64)) != 0
-}
-
-// depthError is the error for opening a container beyond the nesting limit.
-func depthError(i int) *syntaxError {
-	return &syntaxError{offset: i, msg: "exceeded maximum nesting depth of " + strconv.Itoa(maxDepth)}
-}
-
-// scanMemberName validates `ws "name" ws :` starting at data[i] and returns
-// the index just past the colon.
-func scanMemberName(data []byte, i int, ws bool) (int, bool, *syntaxError) {
-	j := skipSpace(data, i)
-	ws = ws || j != i
-	if j >= len(data) || data[j] != '"' {
-		return j, ws, unexpected(data, j, ", expected string key")
-	}
-	j, _, err := scanString(data, j)
-	if err != nil {
-		return j, ws, err
-	}
-	k := skipSpace(data, j)
-	ws = ws || k != j
-	if k >= len(data) || data[k] != ':' {
-		return k, ws, unexpected(data, k, ", expected ':'")
-	}
-	return k + 1, ws, nil
-}
-
-// scanValue validates the one JSON value that starts at data[i] (leading
-// whitespace allowed) and returns the index just past it. ws reports whether
-// any whitespace was seen before or inside the value outside strings, which
-// lets appendRaw copy already-compact input in one go. At most depthLimit
-// levels of nesting are accepted.
-//
-// The scanner is iterative (an explicit bitset instead of recursion), so
-// hostile nesting costs neither goroutine stack nor time beyond one pass.
-func scanValue(data []byte, i, depthLimit int) (end int, ws bool, err *syntaxError) {
-	if depthLimit > maxDepth {
-		depthLimit = maxDepth
-	}
-	var stack nesting
-	depth := 0
-	n := len(data)
-value:
-	for {
-		// A value is expected at i.
-		if j := skipSpace(data, i); j != i {
-			ws, i = true, j
-		}
-		if i >= n {
-			return i, ws, unexpected(data, i, "")
-		}
-		switch c := data[i]; c {
-		case '{', '[':
-			if depth >= depthLimit {
-				return i, ws, depthError(i)
-			}
-			i++
-			if j := skipSpace(data, i); j != i {
-				ws, i = true, j
-			}
-			if i < n && (c == '{' && data[i] == '}' || c == '[' && data[i] == ']') {
-				i++ // empty container: a complete value
-				break
-			}
-			stack.set(depth, c == '{')
-			depth++
-			if c == '{' {
-				if i, ws, err = scanMemberName(data, i, ws); err != nil {
-					return i, ws, err
-				}
-			}
-			continue value
-		case '"':
-			if i, _, err = scanString(data, i); err != nil {
-				return i, ws, err
-			}
-		case 't':
-			if i, err = scanLiteral(data, i, "true"); err != nil {
-				return i, ws, err
-			}
-		case 'f':
-			if i, err = scanLiteral(data, i, "false"); err != nil {
-				return i, ws, err
-			}
-		case 'n':
-			if i, err = scanLiteral(data, i, "null"); err != nil {
-				return i, ws, err
-			}
-		default:
-			if c != '-' && !isDigit(c) {
-				return i, ws, unexpected(data, i, "")
-			}
-			if i, err = scanNumber(data, i); err != nil {
-				return i, ws, err
-			}
-		}
-
-		// A value just ended: close containers until one continues.
-		for {
-			if depth == 0 {
-				return i, ws, nil
-			}
-			if j := skipSpace(data, i); j != i {
-				ws, i = true, j
-			}
-			obj := stack.isObj(depth - 1)
-			switch {
-			case i < n && data[i] == ',':
-				i++
-				if obj {
-					if i, ws, err = scanMemberName(data, i, ws); err != nil {
-						return i, ws, err
-					}
-				}
-				continue value
-			case i < n && obj && data[i] == '}', i < n && !obj && data[i] == ']':
-				i++
-				depth--
-			case obj:
-				return i, ws, unexpected(data, i, ", expected ',' or '}'")
-			default:
-				return i, ws, unexpected(data, i, ", expected ',' or ']'")
-			}
-		}
-	}
-}
-
-// ---------------------------------------------------------------------------
-// String decoding.
-// ---------------------------------------------------------------------------
-
-// appendUnquoted appends the decoded contents of the validated string literal
-// lit (quotes included) to dst. Like encoding/json, invalid UTF-8 bytes and
-// unpaired surrogate escapes become U+FFFD, so the result is always valid
-// UTF-8.
-func appendUnquoted(dst, lit []byte) []byte {
-	s := lit[1 : len(lit)-1]
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			switch s[i+1] {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				r := rune(hex4(s[i+2:]))
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						if dec := utf16.DecodeRune(r, rune(hex4(s[i+2:]))); dec != unicode.ReplacementChar {
-							dst = utf8.AppendRune(dst, dec)
-							i += 6
-							continue
-						}
-					}
-					r = unicode.ReplacementChar
-				}
-				dst = utf8.AppendRune(dst, r)
-				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, s[i+1])
-			}
-			i += 2
-		case c < utf8.RuneSelf:
-			// Copy the run of plain ASCII in one append.
-			j := i + 1
-			for j < len(s) && s[j] < utf8.RuneSelf && s[j] != '\\' {
-				j++
-			}
-			dst = append(dst, s[i:j]...)
-			i = j
-		default:
-			r, size := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = utf8.AppendRune(dst, unicode.ReplacementChar)
-			} else {
-				dst = append(dst, s[i:i+size]...)
-			}
-			i += size
-		}
-	}
-	return dst
-}
-
-// quoted returns the decoded contents of the validated string literal lit,
-// whose scan flags are given: a subslice of lit when nothing needs decoding,
-// otherwise d.scratch (valid until the next use of scratch).
-func (d *decoder) quoted(lit []byte, flags uint8) []byte {
-	if flags&strEscaped == 0 && (flags&strNonASCII == 0 || utf8.Valid(lit)) {
-		return lit[1 : len(lit)-1]
-	}
-	d.scratch = appendUnquoted(d.scratch[:0], lit)
-	return d.scratch
-}
-
-// hex4 decodes four validated hex digits.
-func hex4(b []byte) int {
-	return unhex(b[0])<<12 | unhex(b[1])<<8 | unhex(b[2])<<4 | unhex(b[3])
-}
-
-// ---------------------------------------------------------------------------
-// Integers.
-// ---------------------------------------------------------------------------
-
-// Results of numberToInt.
-const (
-	intOK       = iota // the value fits in int64
-	intFraction        // not mathematically an integer
-	intOverflow        // an integer, but outside int64
-)
-
-// numberToInt interprets a validated JSON number exactly, with no float
-// rounding: 1, -3, 1.0, 1e3 and 1.5e1 are integers, 1.5 and 150e-2 are not.
-// Huge exponents saturate instead of overflowing, so 1e999999999999 is
-// reported as out of range, not wrapped.
-func numberToInt(num []byte) (int64, int) {
-	i := 0
-	neg := num[0] == '-'
-	if neg {
-		i++
-	}
-	// Digits of the mantissa without the dot: [i, intEnd) and [fracStart, fracEnd).
-	intStart := i
-	for i < len(num) && isDigit(num[i]) {
-		i++
-	}
-	intEnd := i
-	fracStart, fracEnd := i, i
-	if i < len(num) && num[i] == '.' {
-		i++
-		fracStart = i
-		for i < len(num) && isDigit(num[i]) {
-			i++
-		}
-		fracEnd = i
-	}
-	// Exponent, saturated well beyond anything that could matter: the input
-	// length bounds the digit count, so ±1<<40 is "infinitely" large.
-	const expCap = 1 << 40
-	exp := int64(0)
-	if i < len(num) {
-		i++ // 'e' or 'E'
-		expNeg := false
-		if num[i] == '+' || num[i] == '-' {
-			expNeg = num[i] == '-'
-			i++
-		}
-		for ; i < len(num); i++ {
-			if exp < expCap {
-				exp = exp*10 + int64(num[i]-'0')
-			}
-		}
-		if expNeg {
-			exp = -exp
-		}
-	}
-
-	// digit(k) indexes the concatenated mantissa digits.
-	nInt, nFrac := intEnd-intStart, fracEnd-fracStart
-	total := nInt + nFrac
-	digit := func(k int) byte {
-		if k < nInt {
-			return num[intStart+k]
-		}
-		return num[fracStart+k-nInt]
-	}
-	// Trim leading and trailing zeros; the value is sig × 10^scale.
-	first := 0
-	for first < total && digit(first) == '0' {
-		first++
-	}
-	if first == total {
-		return 0, intOK // zero, whatever the exponent or sign
-	}
-	last := total
-	for digit(last-1) == '0' {
-		last--
-	}
-	scale := exp - int64(nFrac) + int64(total-last)
-	if scale < 0 {
-		return 0, intFraction // the last significant digit is non-zero
-	}
-	sigDigits := int64(last - first)
-	if sigDigits+scale > 19 { // >= 10^19 > MaxInt64
-		return 0, intOverflow
-	}
-	var u uint64 // < 10^19 fits in uint64
-	for k := first; k < last; k++ {
-		u = u*10 + uint64(digit(k)-'0')
-	}
-	for ; scale > 0; scale-- {
-		u *= 10
-	}
-	if neg {
-		if u > 1<<63 {
-			return 0, intOverflow
-		}
-		return -int64(u), intOK // -1<<63 wraps to itself, which is correct
-	}
-	if u > 1<<63-1 {
-		return 0, intOverflow
-	}
-	return int64(u), intOK
-}
 
 // ---------------------------------------------------------------------------
 // The decoder cursor.
@@ -628,6 +93,46 @@ func newDecoder(data []byte, lenient bool) *decoder {
 	d.starts = d.startsBuf[:0]
 	d.path = d.pathBuf[:0]
 	return d
+}
+
+// Decoders are pooled: a decoder carries its stacks inline (about half a
+// kilobyte), and reusing one makes a decode cost only what it produces.
+var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
+
+func getDecoder(data []byte, lenient bool) *decoder {
+	d := decoderPool.Get().(*decoder) // reset by putDecoder, or new
+	d.begin(data, lenient)
+	return d
+}
+
+// putDecoder returns d to the pool, reset. Decoders that grew large are
+// left to the GC.
+func putDecoder(d *decoder) {
+	if cap(d.scratch) > 64<<10 || cap(d.path) > 64 {
+		return
+	}
+	d.reset()
+	decoderPool.Put(d)
+}
+
+// begin readies a reset (or zero) decoder for data.
+func (d *decoder) begin(data []byte, lenient bool) {
+	d.data, d.lenient = data, lenient
+	d.starts = d.startsBuf[:0]
+	d.path = d.pathBuf[:0]
+}
+
+// reset drops every reference to the input and to what was decoded,
+// keeping the scratch buffer (emptied). It resets the fields one by one:
+// assigning a whole zero decoder clears half a kilobyte, with a write
+// barrier on every pointer while the GC marks, and that twice per document
+// was a tenth of decoding a small event. TestDecoderResetsEverything keeps
+// the list complete.
+func (d *decoder) reset() {
+	clear(d.pathBuf[:]) // popped keys stay behind len(d.path), and alias the input
+	d.data, d.pos, d.lenient, d.mark = nil, 0, false, 0
+	d.starts, d.path, d.warnings, d.objects, d.strs = nil, nil, nil, nil, nil
+	d.scratch = d.scratch[:0]
 }
 
 // Warnings returns the repairs made so far by a lenient decode, in document

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -284,13 +285,28 @@ func TestAppendProtoInvalidRawJSON(t *testing.T) {
 
 // FuzzDecodeEventProto feeds arbitrary bytes to the protobuf decoder, seeded
 // with the reference corpus. It must never panic, and whatever it accepts
-// must survive encode → decode unchanged.
+// must survive encode → decode unchanged. In either mode, DecodeEventProto
+// decodes what EventProtoToJSON gives as DecodeEvent does.
 func FuzzDecodeEventProto(f *testing.F) {
 	for _, e := range readCorpus(f) {
 		b, _ := hex.DecodeString(e.Proto)
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, opts := range []agui.DecodeOptions{{}, {Lenient: true}} {
+			ev, ws, err := opts.DecodeEventProto(data)
+			js, jerr := agui.EventProtoToJSON(nil, data)
+			if jerr != nil {
+				if err == nil || err.Error() != jerr.Error() {
+					t.Fatalf("%+v: DecodeEventProto: %v; EventProtoToJSON: %v", opts, err, jerr)
+				}
+				continue
+			}
+			jev, jws, jerr := opts.DecodeEvent(js)
+			if !reflect.DeepEqual(ev, jev) || !reflect.DeepEqual(ws, jws) || fmt.Sprint(err) != fmt.Sprint(jerr) {
+				t.Fatalf("%+v: DecodeEventProto gives %#v %v %v, DecodeEvent of its JSON form %#v %v %v", opts, ev, ws, err, jev, jws, jerr)
+			}
+		}
 		ev, err := agui.DecodeEventProto(data)
 		if err != nil {
 			return

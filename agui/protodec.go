@@ -24,33 +24,6 @@ import (
 // back empty, as the protocol allows; an absent optional list comes back
 // absent.
 
-// DecodeEventProto decodes one ag_ui.Event message (without its length
-// prefix) strictly. An envelope carrying only an arm this SDK does not know
-// is an *UnknownEventTypeError, which matches ErrUnknownEventType; any
-// other failure is a *DecodeError.
-func DecodeEventProto(b []byte) (Event, error) {
-	t := getProtoReader()
-	defer putProtoReader(t)
-	var err error
-	if t.out, err = t.event(t.out[:0], b); err != nil {
-		return nil, err
-	}
-	// The JSON decoder copies what it keeps, so the buffer can be reused.
-	return DecodeEvent(t.out)
-}
-
-// DecodeEventProtoLenient is DecodeEventProto with the lenient JSON
-// decoder's tolerance of what older peers send.
-func DecodeEventProtoLenient(b []byte) (Event, []DecodeWarning, error) {
-	t := getProtoReader()
-	defer putProtoReader(t)
-	var err error
-	if t.out, err = t.event(t.out[:0], b); err != nil {
-		return nil, nil, err
-	}
-	return DecodeEventLenient(t.out)
-}
-
 var protoReaders = sync.Pool{New: func() any { return &protoReader{stack: make([]protoEntry, 0, 64)} }}
 
 func getProtoReader() *protoReader { return protoReaders.Get().(*protoReader) }

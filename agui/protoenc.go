@@ -17,19 +17,6 @@ import (
 // produces: that reference walks JavaScript objects, so an object's members
 // come out in JavaScript property order (see jsMemberOrder).
 
-// AppendEventProto appends the protobuf encoding of ev (one ag_ui.Event
-// message, without the length prefix a stream puts before it) to dst.
-func AppendEventProto(dst []byte, ev Event) ([]byte, error) {
-	if ev == nil {
-		return dst, errors.New("agui: cannot encode a nil event")
-	}
-	p, ok := ev.(interface{ AppendProto([]byte) ([]byte, error) })
-	if !ok {
-		return dst, &UnknownEventTypeError{Type: string(ev.Type())}
-	}
-	return p.AppendProto(dst)
-}
-
 // Field numbers of the well-known types.
 const (
 	valueNull   = 1

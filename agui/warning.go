@@ -60,3 +60,24 @@ func (w Warning) String() string {
 	}
 	return s
 }
+
+// DecodeWarning describes one repair made by a lenient decode: something the
+// document contained that strict decoding would have rejected and that was
+// dropped or normalised instead.
+//
+// It is not a [Warning]: it is about one document, located by a JSON
+// Pointer inside it, and is made before the document has a place in any
+// stream. A reader of a stream (the client, verify) turns each one into a
+// [WarnStripped] Warning that carries the frame's position.
+type DecodeWarning struct {
+	Path    string // JSON Pointer of the repaired value ("" = the document itself)
+	Message string // lower-case, e.g. "removed unrecognised member"
+}
+
+// String formats the warning as "at /messages/0/foo: removed unrecognised member".
+func (w DecodeWarning) String() string {
+	if w.Path == "" {
+		return "at the document root: " + w.Message
+	}
+	return "at " + w.Path + ": " + w.Message
+}

@@ -33,7 +33,7 @@ func FuzzFastDelta(f *testing.F) {
 		if fast == nil {
 			return
 		}
-		ev, warns, err := agui.DecodeEventLenient(frame)
+		ev, warns, err := agui.DecodeOptions{Lenient: true}.DecodeEvent(frame)
 		if err != nil || len(warns) > 0 {
 			t.Fatalf("fast path accepted %q; the decoder says %v %v", frame, warns, err)
 		}
@@ -56,7 +56,7 @@ func FuzzFastDeltaText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, delta string) {
 		frame := []byte(`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + delta + `"}`)
 		fast := s.fastDelta(frame)
-		ev, warns, err := agui.DecodeEventLenient(frame)
+		ev, warns, err := agui.DecodeOptions{Lenient: true}.DecodeEvent(frame)
 		if fast == nil {
 			// Plain valid text is always the fast path's.
 			if err == nil && !strings.ContainsAny(delta, "\\\"") && utf8.ValidString(delta) && !hasControl(delta) {
@@ -163,7 +163,7 @@ func TestFastDeltaEscapes(t *testing.T) {
 			if (fast != nil) != c.fast {
 				t.Fatalf("fast path %v, want %v", fast != nil, c.fast)
 			}
-			want, warns, werr := agui.DecodeEventLenient(frame)
+			want, warns, werr := agui.DecodeOptions{Lenient: true}.DecodeEvent(frame)
 			if fast != nil {
 				if werr != nil || len(warns) > 0 {
 					t.Fatalf("fast path took it; the decoder says %v %v", warns, werr)

@@ -47,7 +47,7 @@ func DecodeInput(data []byte) (*agui.RunAgentInput, []agui.Warning, error) {
 			add(WarnLegacy, w)
 		}
 	}
-	in, dws, err := agui.DecodeRunAgentInputLenient(data)
+	in, dws, err := agui.DecodeOptions{Lenient: true}.DecodeRunAgentInput(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("agui client: invalid input: %w", err)
 	}

@@ -41,7 +41,7 @@ type Pipeline struct {
 	buf      []agui.Event
 	failed   error
 	slab     deltaSlab
-	dec      agui.StreamDecoder // the general way, reusing repeated ids
+	dec      agui.StreamDecoder // the general way, lenient, reusing repeated ids
 	protoJS  []byte             // the JSON form of the protobuf frame being pushed
 }
 
@@ -68,7 +68,11 @@ func PipelineWarnings(f func(agui.Warning)) PipelineOption {
 
 // NewPipeline returns a Pipeline for one stream.
 func NewPipeline(opts ...PipelineOption) (*Pipeline, error) {
-	p := &Pipeline{era: eraOf(v1_0), warn: func(agui.Warning) {}}
+	p := &Pipeline{
+		era:  eraOf(v1_0),
+		warn: func(agui.Warning) {},
+		dec:  agui.StreamDecoder{Options: agui.DecodeOptions{Lenient: true}},
+	}
 	for _, o := range opts {
 		if err := o(p); err != nil {
 			return nil, err
@@ -209,7 +213,7 @@ func (p *Pipeline) decode(frame []byte) (agui.Event, error) {
 			p.warnf(WarnLegacy, w)
 		}
 	}
-	ev, warns, err := p.dec.DecodeEventLenient(frame)
+	ev, warns, err := p.dec.DecodeEvent(frame)
 	if err != nil {
 		return p.unknown(frame, err)
 	}
@@ -240,7 +244,7 @@ func (p *Pipeline) unknown(frame []byte, err error) (agui.Event, error) {
 		for _, w := range twarns {
 			p.warnf(WarnLegacy, w)
 		}
-		ev, warns, err := p.dec.DecodeEventLenient(out)
+		ev, warns, err := p.dec.DecodeEvent(out)
 		if err != nil {
 			return nil, err
 		}

@@ -82,7 +82,7 @@ func run(t *testing.T, fx fixture) (*conversation.Conversation, []string, error)
 		}
 		// Decode the history as a RunAgentInput would carry it.
 		body, _ := json.Marshal(map[string]any{"threadId": "t", "runId": "r", "messages": in.Messages})
-		ri, ws, err := agui.DecodeRunAgentInputLenient(body)
+		ri, ws, err := agui.DecodeOptions{Lenient: true}.DecodeRunAgentInput(body)
 		if err != nil {
 			t.Fatalf("input: %v", err)
 		}
@@ -97,7 +97,7 @@ func run(t *testing.T, fx fixture) (*conversation.Conversation, []string, error)
 	var v verify.Client
 	var buf []agui.Event
 	for _, raw := range fx.Stream {
-		ev, ws, err := agui.DecodeEventLenient(raw)
+		ev, ws, err := agui.DecodeOptions{Lenient: true}.DecodeEvent(raw)
 		for _, w := range ws {
 			warnings = append(warnings, w.String())
 		}

@@ -36,7 +36,7 @@ func (h *handler[S]) decodeInput(r *http.Request, body []byte) (*agui.RunAgentIn
 		return input, nil
 	}
 	body, dropped := omitTopLevelNulls(body)
-	input, warnings, err := agui.DecodeRunAgentInputLenient(body)
+	input, warnings, err := agui.DecodeOptions{Lenient: true}.DecodeRunAgentInput(body)
 	if err != nil {
 		return nil, err
 	}

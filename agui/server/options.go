@@ -219,7 +219,7 @@ func WithStrictInput() HandlerOption {
 
 // WithLenientInput makes the handler forgive more of what older or careless
 // clients send: after the default's top-level nulls, the body is decoded
-// with [agui.DecodeRunAgentInputLenient], which drops members it does not know
+// leniently ([agui.DecodeOptions.Lenient]), which drops members it does not know
 // and reads the protocol's other legacy nulls as absent. Each repair is
 // logged at debug level. A body that is still invalid gets 400.
 func WithLenientInput() HandlerOption {

@@ -132,7 +132,7 @@ func CheckStreamAt(p Profile, docs iter.Seq2[[]byte, error], at func() int64) (*
 			ev, err = agui.DecodeEvent(doc)
 		} else {
 			var warns []agui.DecodeWarning
-			ev, warns, err = agui.DecodeEventLenient(doc)
+			ev, warns, err = agui.DecodeOptions{Lenient: true}.DecodeEvent(doc)
 			for _, w := range warns {
 				r.warn(agui.Warning{Kind: agui.WarnStripped, Index: i, Offset: at(), Message: w.String()})
 			}

@@ -321,7 +321,7 @@ func TestChunkExpansionParity(t *testing.T) {
 		var out []agui.Event
 		ok, index := true, -1
 		for j, doc := range c.docs {
-			ev, _, err := agui.DecodeEventLenient(doc)
+			ev, _, err := agui.DecodeOptions{Lenient: true}.DecodeEvent(doc)
 			if errors.Is(err, agui.ErrUnknownEventType) {
 				continue
 			}

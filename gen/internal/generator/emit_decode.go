@@ -274,7 +274,7 @@ func (e *emitter) decodeField(c *Group, fl *Field) {
 	}
 	// Optional: null is never a value of an optional member; the decoder's
 	// policy says whether a legacy null is tolerated. Plain scalars and raw
-	// JSON use the shared readers in codec.go.
+	// JSON use the shared readers in decodehelp.go.
 	if !fl.NullAlways {
 		tol := Lit(fl.NullTolerated)
 		addr := Op("&").Add(target.Clone())

@@ -1,11 +1,11 @@
 package agui
 
 // StreamDecoder decodes the events of one stream, in order, as
-// DecodeEventLenient does, and returns exactly what it returns. What it adds
-// is memory of the short strings it decoded last: an identifier that comes
-// back in event after event (the toolCallId of every TOOL_CALL_ARGS, the
-// messageId of every delta, the threadId and runId of a run's events) is
-// allocated once rather than once per event, which is one allocation of
+// Options.DecodeEvent does, and returns exactly what it returns. What it
+// adds is memory of the short strings it decoded last: an identifier that
+// comes back in event after event (the toolCallId of every TOOL_CALL_ARGS,
+// the messageId of every delta, the threadId and runId of a run's events)
+// is allocated once rather than once per event, which is one allocation of
 // the two or three a typical streamed event costs. Strings are immutable,
 // so sharing them changes nothing a caller can see.
 //
@@ -13,19 +13,29 @@ package agui
 // pool and give it back: a stream decodes one event at a time, so it does
 // not need the pool's synchronisation.
 //
-// The zero value is ready to use. A StreamDecoder is for one stream and not
-// safe for concurrent use; between calls it keeps no reference to any
-// input, only up to 16 short strings it returned and a scratch buffer.
+// The zero value is ready to use, and strict, as the zero DecodeOptions is:
+// one zero value means one thing throughout the package. A reader that
+// forgives what older peers send (the client does) says so when it makes
+// its decoder:
+//
+//	dec := agui.StreamDecoder{Options: agui.DecodeOptions{Lenient: true}}
+//
+// A StreamDecoder is for one stream and not safe for concurrent use;
+// between calls it keeps no reference to any input, only up to 16 short
+// strings it returned and a scratch buffer.
 type StreamDecoder struct {
+	// Options is read at every call, so it may change between events.
+	Options DecodeOptions
+
 	d    decoder
 	strs stringCache
 }
 
-// DecodeEventLenient is the package function DecodeEventLenient, reusing
-// the strings of earlier events of the stream.
-func (s *StreamDecoder) DecodeEventLenient(data []byte) (Event, []DecodeWarning, error) {
+// DecodeEvent is Options.DecodeEvent, reusing the strings of earlier
+// events of the stream.
+func (s *StreamDecoder) DecodeEvent(data []byte) (Event, []DecodeWarning, error) {
 	d := &s.d
-	d.begin(data, true)
+	d.begin(data, s.Options.Lenient)
 	d.strs = &s.strs
 	defer s.done()
 	return runDocument(d, decodeEventUnion)
