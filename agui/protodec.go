@@ -1,7 +1,6 @@
 package agui
 
 import (
-	"errors"
 	"math"
 	"strconv"
 	"sync"
@@ -514,11 +513,6 @@ func appendJSNumber(dst []byte, f float64) ([]byte, error) {
 		}
 	}
 	return dst, nil
-}
-
-// errNilUnion reports a nil union value met while encoding.
-func errNilUnion(name string) error {
-	return errors.New("a " + name + " value is nil")
 }
 
 // appendProtoString appends a protobuf string as a JSON string. Bytes that
