@@ -453,3 +453,44 @@ func FuzzProtoOpenJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestProtoDecodeCases replays testdata/proto_decode_cases.jsonl: malformed
+// and unusual events (fields repeated, renumbered, of the wrong wire type,
+// unknown arms and discriminators, members of another variant), each with
+// the JSON form or the error the decoder gave for it when it was written,
+// so that a change to the decoder's output on odd input is a decision.
+func TestProtoDecodeCases(t *testing.T) {
+	f, err := os.Open("testdata/proto_decode_cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		var c struct {
+			In   string          `json:"in"`
+			JSON json.RawMessage `json:"json"`
+			Err  string          `json:"err"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		got, err := agui.EventProtoToJSON(nil, mustHex(c.In))
+		switch {
+		case c.Err != "" && (err == nil || err.Error() != c.Err):
+			t.Errorf("%s: err = %v, want %s", c.In, err, c.Err)
+		case c.Err == "" && err != nil:
+			t.Errorf("%s: %v, want %s", c.In, err, c.JSON)
+		case c.Err == "" && string(got) != string(c.JSON):
+			t.Errorf("%s:\ngot  %s\nwant %s", c.In, got, c.JSON)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 400 {
+		t.Fatalf("only %d cases", n)
+	}
+}
