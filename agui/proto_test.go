@@ -469,3 +469,52 @@ func FuzzProtoOpenJSON(f *testing.F) {
 		}
 	})
 }
+
+// protoErrText is err's message with the protobuf runtime's deliberate
+// instability taken out: google.golang.org/protobuf writes "proto:" followed
+// by a space or a no-break space, chosen per binary, so that no one depends
+// on its wording. The cases file is written with plain spaces.
+func protoErrText(err error) string {
+	return strings.ReplaceAll(err.Error(), "\u00a0", " ")
+}
+
+// TestProtoDecodeCases replays testdata/proto_decode_cases.jsonl: malformed
+// and unusual events (fields repeated, renumbered, of the wrong wire type,
+// unknown arms and discriminators, members of another variant), each with
+// the JSON form or the error the decoder gave for it when it was written,
+// so that a change to the decoder's output on odd input is a decision.
+func TestProtoDecodeCases(t *testing.T) {
+	f, err := os.Open("testdata/proto_decode_cases.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		var c struct {
+			In   string          `json:"in"`
+			JSON json.RawMessage `json:"json"`
+			Err  string          `json:"err"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		got, err := agui.EventProtoToJSON(nil, mustHex(c.In))
+		switch {
+		case c.Err != "" && (err == nil || protoErrText(err) != c.Err):
+			t.Errorf("%s: err = %v, want %s", c.In, err, c.Err)
+		case c.Err == "" && err != nil:
+			t.Errorf("%s: %v, want %s", c.In, err, c.JSON)
+		case c.Err == "" && string(got) != string(c.JSON):
+			t.Errorf("%s:\ngot  %s\nwant %s", c.In, got, c.JSON)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 400 {
+		t.Fatalf("only %d cases", n)
+	}
+}

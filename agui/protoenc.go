@@ -533,3 +533,8 @@ func smallInt(lit []byte) (float64, bool) {
 	}
 	return float64(n), true
 }
+
+// errNilUnion reports a nil union value met while encoding.
+func errNilUnion(name string) error {
+	return errors.New("a " + name + " value is nil")
+}

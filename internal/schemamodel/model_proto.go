@@ -15,7 +15,7 @@ type ProtoModel struct {
 	Fields   map[*Field]*ProtoField
 	Variants map[*StructDef]*ProtoVariant
 	// Structs lists, in model order, every struct the binding reaches from
-	// the events; each gets an encoder and a decoding table.
+	// the events; each gets an encoder and a decoder.
 	Structs []*StructDef
 }
 

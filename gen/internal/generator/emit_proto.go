@@ -10,11 +10,8 @@ import (
 // The protobuf binding (agui/proto_gen.go). Encoding is generated code that
 // writes each member at its field number, in field-number order, the order
 // @ag-ui/proto 1.0.0 writes them in; it calls the hand-written helpers of
-// agui/protoenc.go for tags, lengths and open JSON. Decoding is
-// table-driven: the generator emits one descriptor per protobuf message and
-// agui/protodec.go turns the bytes into the event's JSON form by those
-// tables, so the strict JSON decoder checks the result exactly as it checks
-// any other event.
+// agui/protoenc.go for tags, lengths and open JSON. Decoding is generated
+// too, beside it (emit_protodec.go).
 //
 // The rules that are not one member to one field:
 //   - a union whose variants carry x-agui-proto.oneof is a wrapper message
@@ -51,7 +48,6 @@ func (e *emitter) emitProto(f *File) {
 	for _, u := range e.protoUnions() {
 		e.emitProtoUnion(f, u)
 	}
-	e.emitProtoTables(f)
 }
 
 // protoUnions lists the unions the binding reaches through a list or a
@@ -366,148 +362,6 @@ func (e *emitter) emitProtoUnion(f *File, u *UnionDef) {
 		g.If(Err().Op("!=").Nil()).Block(Return(Id("b"), Err()))
 		g.Return(Id("protoEnd").Call(Id("b"), Id("m")), Nil())
 	})
-}
-
-// emitProtoTables writes the decoding tables: one protoMsg per message, one
-// protoUnion per union, and the envelope's arms.
-func (e *emitter) emitProtoTables(f *File) {
-	pm := &e.m.Proto
-	msgName := func(s *StructDef) string { return "protoMsg" + s.GoName }
-	unionName := func(u *UnionDef) string { return "protoUnion" + u.GoName }
-	fieldDesc := func(fl *Field) Code {
-		d := Dict{Id("num"): Lit(fl.ProtoField), Id("name"): Lit(fl.JSON)}
-		t := fl.Type
-		if t.Kind == KindArray {
-			d[Id("repeated")] = True()
-			t = t.Elem
-		}
-		if fl.Required {
-			d[Id("required")] = True()
-		}
-		switch {
-		case fl.IsConst, t.Kind == KindString, t.Kind == KindEnum:
-			d[Id("kind")] = Id("pkString")
-		case t.Kind == KindInt:
-			d[Id("kind")] = Id("pkInt")
-		case t.Kind == KindBool:
-			d[Id("kind")] = Id("pkBool")
-		case t.Kind == KindRaw, t.Kind == KindRawNotNull, t.Kind == KindRawObject:
-			if pm.Info(fl).JSON == "Struct" {
-				d[Id("kind")] = Id("pkStruct")
-			} else {
-				d[Id("kind")] = Id("pkValue")
-			}
-		case t.Kind == KindStruct:
-			d[Id("kind")] = Id("pkMessage")
-			d[Id("msg")] = Id(msgName(t.Struct))
-		case t.Kind == KindUnion && fl.Type.Kind != KindArray && pm.Merged(t.Union):
-			d[Id("kind")] = Id("pkFlatten")
-			d[Id("union")] = Id(unionName(t.Union))
-		case t.Kind == KindUnion:
-			d[Id("kind")] = Id("pkUnion")
-			d[Id("union")] = Id(unionName(t.Union))
-		case t.Kind == KindContent:
-			d[Id("kind")] = Id("pkContent")
-			d[Id("parts")] = Lit(pm.Info(fl).Parts)
-			d[Id("union")] = Id(unionName(t.Elem.Union))
-		default:
-			panic(fmt.Sprintf("protobuf: no table entry for kind %d", t.Kind))
-		}
-		return Values(d)
-	}
-	for _, s := range pm.Structs {
-		f.Var().Id(msgName(s)).Op("=").Op("&").Id("protoMsg").Values(Dict{
-			Id("name"): Lit(s.GoName),
-			Id("open"): Lit(s.Open),
-			Id("fields"): Index().Id("protoField").ValuesFunc(func(g *Group) {
-				for _, fl := range s.Fields {
-					if fl == s.Disc && (len(s.Unions) > 0 || fl.ProtoField == 0) {
-						continue // the union or the arm says it
-					}
-					g.Add(fieldDesc(fl))
-				}
-			}),
-		})
-	}
-	for _, u := range e.protoUnionsAll() {
-		merged := pm.Merged(u)
-		discNum := 0
-		enum := false
-		for _, v := range u.Variants {
-			if v.Disc != nil && v.Disc.ProtoField != 0 {
-				discNum = v.Disc.ProtoField
-			}
-			if pv := pm.Variants[v]; pv != nil && pv.HasEnum {
-				enum = true
-			}
-		}
-		f.Var().Id(unionName(u)).Op("=").Op("&").Id("protoUnion").Values(Dict{
-			Id("name"):    Lit(u.GoName),
-			Id("disc"):    Lit(u.Disc),
-			Id("discNum"): Lit(discNum),
-			Id("enum"):    Lit(enum),
-			Id("merged"):  Lit(merged),
-			Id("variants"): Index().Id("protoVariant").ValuesFunc(func(g *Group) {
-				for _, v := range u.Variants {
-					d := Dict{Id("disc"): Lit(v.Disc.Const), Id("msg"): Id(msgName(v))}
-					if pv := pm.Variants[v]; pv != nil {
-						if pv.Oneof != 0 {
-							d[Id("arm")] = Lit(pv.Oneof)
-						}
-						if pv.HasEnum {
-							d[Id("enum")] = Lit(pv.Enum)
-						}
-					}
-					g.Values(d)
-				}
-			}),
-		})
-	}
-	base := Dict{Id("name"): Lit("BaseEvent")}
-	base[Id("fields")] = Index().Id("protoField").ValuesFunc(func(g *Group) {
-		for _, fl := range e.m.Embed.Fields {
-			if fl.JSON == "type" {
-				continue
-			}
-			g.Add(fieldDesc(fl))
-		}
-	})
-	f.Var().Id("protoMsgBase").Op("=").Op("&").Id("protoMsg").Values(base)
-	f.Comment("protoEvents lists the arms of the ag_ui.Event envelope, in EventType order.")
-	f.Var().Id("protoEvents").Op("=").Index(Op("...")).Id("protoEvent").ValuesFunc(func(g *Group) {
-		for _, ev := range e.m.Events {
-			g.Values(Dict{
-				Id("arm"):  Lit(ev.Event.ProtoOneof),
-				Id("enum"): Lit(ev.Event.ProtoEnum),
-				Id("typ"):  Id(ev.Event.ConstName),
-				Id("msg"):  Id(msgName(ev)),
-			})
-		}
-	})
-}
-
-// protoUnionsAll lists every union the binding reaches, flattened ones
-// included.
-func (e *emitter) protoUnionsAll() []*UnionDef {
-	used := map[*UnionDef]bool{}
-	for _, s := range e.m.Proto.Structs {
-		for _, fl := range s.Fields {
-			t := fl.Type
-			if t.Kind == KindArray || t.Kind == KindContent {
-				t = t.Elem
-			}
-			if t.Kind == KindUnion {
-				used[t.Union] = true
-			}
-		}
-	}
-	var out []*UnionDef
-	for _, u := range e.m.Unions {
-		if used[u] {
-			out = append(out, u)
-		}
-	}
-	return out
 }
 
 // extraSlots places the kept unknown members of an open variant that a

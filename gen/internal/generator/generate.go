@@ -52,6 +52,7 @@ func Generate(m *Model, cfg Config) (map[string][]byte, error) {
 	e.emitDecode(newFile(cfg.AguiDir, "decode_gen.go", "agui", aguiPath))
 	e.emitCodes(newFile(cfg.AguiDir, "codes_gen.go", "agui", aguiPath))
 	e.emitProto(newFile(cfg.AguiDir, "proto_gen.go", "agui", aguiPath))
+	e.emitProtoDecode(newFile(cfg.AguiDir, "protodec_gen.go", "agui", aguiPath))
 	e.emitDefinitions(newFile(cfg.AguiDir, "definitions_gen_test.go", "agui", aguiPath))
 	if cfg.VerifyDir != "" {
 		e.emitVerifyTables(newFile(cfg.VerifyDir, "tables_gen.go", "verify", path.Join(cfg.Module, cfg.VerifyDir)), aguiPath)
