@@ -276,6 +276,16 @@ func (d *durableRuns) serveCancel(w http.ResponseWriter, r *http.Request, runID 
 	_, _ = w.Write(append(data, '\n'))
 }
 
+// cancelRequested is the cause of a run stopped through its cancel route
+// with reason: ErrCancelRequested alone when the request gave none, so that
+// the RUN_ERROR says "run cancelled by request" once.
+func cancelRequested(reason string) error {
+	if reason == "" || reason == cancelledByRoute {
+		return ErrCancelRequested
+	}
+	return fmt.Errorf("%w: %s", ErrCancelRequested, reason)
+}
+
 // rejectLog answers a run log error with its HTTP status.
 func rejectLog(w http.ResponseWriter, runID string, err error) {
 	switch {
@@ -471,7 +481,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 		go func() { // a cancel through the log, from any replica
 			select {
 			case <-lw.Cancelled():
-				cancel(fmt.Errorf("%w: %s", ErrCancelRequested, lw.CancelReason()))
+				cancel(cancelRequested(lw.CancelReason()))
 			case <-stop:
 			}
 		}()

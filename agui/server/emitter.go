@@ -141,7 +141,7 @@ func (c *ToolCall) Args(delta string) error { return c.e.toolArgs(c.id, delta, c
 func (c *ToolCall) ArgsJSON(v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return serializationError(err)
+		return c.e.refuse(serializationError(err))
 	}
 	return c.Args(string(b))
 }
@@ -173,7 +173,7 @@ func (c *ToolCall) Result(content agui.Content) error {
 func (c *ToolCall) ResultJSON(v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return serializationError(err)
+		return c.e.refuse(serializationError(err))
 	}
 	return c.Result(agui.TextContent(string(b)))
 }
@@ -332,7 +332,7 @@ func (s *Step) End() error {
 func (em *Emitter) Custom(name string, v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return serializationError(err)
+		return em.e.refuse(serializationError(err))
 	}
 	ev := agui.NewCustom(name, b)
 	ev.SubagentRunID = em.sc.tag()
@@ -431,7 +431,7 @@ func (s *Subagent) Finish(result any) error {
 	if result != nil {
 		b, err := marshalJSON(result)
 		if err != nil {
-			return serializationError(err)
+			return s.e.refuse(serializationError(err))
 		}
 		if string(b) != "null" {
 			ev.Result = b
@@ -501,7 +501,7 @@ func (em *Emitter) StartActivity(activityType string, content any, opts ...Activ
 	a := &Activity{e: em.e, id: idOrNew(id), activityType: activityType, sc: em.sc}
 	raw, tree, err := activityContent(content)
 	if err != nil {
-		return nil, err
+		return nil, em.e.refuse(err)
 	}
 	if err := a.snapshot(raw, tree); err != nil {
 		return nil, err
@@ -516,7 +516,7 @@ func (a *Activity) ID() string { return a.id }
 func (a *Activity) Snapshot(content any) error {
 	raw, tree, err := activityContent(content)
 	if err != nil {
-		return err
+		return a.e.refuse(err)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -539,13 +539,13 @@ func (a *Activity) snapshot(raw json.RawMessage, tree any) error {
 func (a *Activity) Update(content any) error {
 	raw, tree, err := activityContent(content)
 	if err != nil {
-		return err
+		return a.e.refuse(err)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	patch, err := jsonpatch.DiffValues(a.content, tree)
 	if err != nil {
-		return serializationError(err)
+		return a.e.refuse(serializationError(err))
 	}
 	if len(patch) == 0 {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agui-go/sdk/agui"
@@ -59,8 +60,10 @@ var (
 	ErrConsumerStopped = errors.New("agui/server: consumer stopped reading the event stream")
 	// ErrCancelRequested: a durable run was stopped through its cancel route
 	// (POST {path}/runs/{runId}/cancel), on whichever replica; the reason the
-	// request gave follows it in the cause's message.
-	ErrCancelRequested = errors.New("agui/server: the run was cancelled by request")
+	// request gave, if it gave one, follows it in the cause's message, so the
+	// RUN_ERROR reads "run cancelled by request" or "run cancelled by
+	// request: <reason>".
+	ErrCancelRequested = errors.New("agui/server: cancelled by request")
 	// ErrDetachExpired: nobody reattached to a detached durable run within
 	// its grace period ([DurableConfig.Detach]).
 	ErrDetachExpired = errors.New("agui/server: no client reattached to the run within its grace period")
@@ -200,12 +203,48 @@ func IsDisconnected(err error) bool {
 
 // cancelledError is the error every emit returns once the run's context is
 // done; cause is context.Cause of that context.
+//
+// Its chain reaches both the cause and the context error the cancellation
+// stands for (context.DeadlineExceeded for [ErrDeadline] or a deadline,
+// context.Canceled otherwise), so errors.Is(err, context.Canceled) holds for
+// a run cancelled with a cause of its own, as it does for ctx.Err().
+//
+// A cause whose text already says "cancelled …" is not said twice: the
+// message is "run cancelled by request", not "run cancelled: cancelled by
+// request".
 func cancelledError(cause error) *Error {
 	msg := "run cancelled"
 	if cause != nil && cause != context.Canceled {
-		msg += ": " + trimPrefix(cause.Error())
+		if text := trimPrefix(cause.Error()); strings.HasPrefix(text, "cancelled ") {
+			msg = "run " + text
+		} else {
+			msg += ": " + text
+		}
 	}
-	return &Error{Code: agui.CodeCancelled, Message: msg, Err: cause}
+	return &Error{Code: agui.CodeCancelled, Message: msg, Err: cancelCause{cause}}
+}
+
+// cancelCause is the cause of a CANCELLED [*Error]: its text is the cause's
+// and errors.Is and errors.As reach both the cause and the context error the
+// cancellation amounts to.
+type cancelCause struct{ cause error }
+
+func (c cancelCause) Error() string {
+	if c.cause == nil {
+		return context.Canceled.Error()
+	}
+	return c.cause.Error()
+}
+
+func (c cancelCause) Unwrap() []error {
+	ctxErr := context.Canceled
+	if errors.Is(c.cause, ErrDeadline) || errors.Is(c.cause, context.DeadlineExceeded) {
+		ctxErr = context.DeadlineExceeded
+	}
+	if c.cause == nil || c.cause == ctxErr {
+		return []error{ctxErr}
+	}
+	return []error{c.cause, ctxErr}
 }
 
 // subagentEndedError is the error of an emit through the handle of subagent

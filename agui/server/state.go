@@ -66,7 +66,7 @@ func (rc *RunContext[S]) PublishStateSnapshot() error {
 	defer rc.stateMu.Unlock()
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
-		return serializationError(err)
+		return rc.Emitter.e.refuse(serializationError(err))
 	}
 	return rc.snapshot(raw, tree)
 }
@@ -97,7 +97,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	defer rc.stateMu.Unlock()
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
-		return serializationError(err)
+		return rc.Emitter.e.refuse(serializationError(err))
 	}
 	base := rc.client
 	if !rc.known {
@@ -108,7 +108,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	}
 	patch, err := jsonpatch.DiffValues(base, tree)
 	if err != nil {
-		return serializationError(err)
+		return rc.Emitter.e.refuse(serializationError(err))
 	}
 	if len(patch) == 0 {
 		return nil
