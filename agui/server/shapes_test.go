@@ -306,8 +306,14 @@ func TestEmitToolCall(t *testing.T) {
 // the run's failure.
 func TestEmitToolCallBadValue(t *testing.T) {
 	for name, call := range map[string]func(rc *server.RunContext[noState]) error{
-		"args":   func(rc *server.RunContext[noState]) error { _, err := rc.EmitToolCall("t", make(chan int), "ok"); return err },
-		"result": func(rc *server.RunContext[noState]) error { _, err := rc.EmitToolCall("t", "{}", make(chan int)); return err },
+		"args": func(rc *server.RunContext[noState]) error {
+			_, err := rc.EmitToolCall("t", make(chan int), "ok")
+			return err
+		},
+		"result": func(rc *server.RunContext[noState]) error {
+			_, err := rc.EmitToolCall("t", "{}", make(chan int))
+			return err
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var got error
