@@ -28,10 +28,10 @@ func TestLenientInput(t *testing.T) {
 		got = rc.Input()
 		return server.Success(), nil
 	})
-	strict := server.NewHandler(agent)
+	strict := server.NewHandler(agent, server.WithStrictInput(), server.WithLogger(slog.New(slog.DiscardHandler)))
 	lenient := server.NewHandler(agent, server.WithLenientInput(), server.WithLogger(logger))
 
-	// Without the option, as before: 400 naming the member.
+	// With WithStrictInput: 400 naming the member.
 	if w := post(strict, `{"threadId":"t","runId":"r","messages":[],"tools":null}`, nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "/tools") {
 		t.Fatalf("strict: %d %s", w.Code, w.Body)
 	}

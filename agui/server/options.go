@@ -13,10 +13,11 @@ import (
 //   - [RunOption] configures [Run] and [NewRunner];
 //   - [HandlerOption] configures [NewHandler];
 //   - [Option] is both: the options that mean the same to a run however it is
-//     driven ([WithLogger], [WithInputEcho], [WithTimeout]).
+//     driven ([WithLogger], [WithErrorDetail], [WithInputEcho], [WithTimeout]).
 //
 // The HTTP options ([WithMaxBodyBytes], [WithKeepAlive], [WithWriteTimeout],
-// [WithLenientInput], [WithCORS], [WithDurableRuns]) are HandlerOptions only.
+// [WithStrictInput], [WithLenientInput], [WithCORS], [WithDurableRuns]) are
+// HandlerOptions only.
 // Durable runs take their settings in one [DurableConfig] rather than
 // options of a family of their own: the settings mean nothing without the
 // run log, so they come with it.
@@ -56,9 +57,10 @@ func (o handlerOption) applyToHandler(c *handlerConfig) { o(c) }
 
 // runConfig is what every way of running an agent needs.
 type runConfig struct {
-	logger    *slog.Logger
-	echoInput bool
-	timeout   time.Duration
+	logger      *slog.Logger
+	errorDetail bool // WithErrorDetail: messages to the client are not redacted
+	echoInput   bool
+	timeout     time.Duration
 	// parentCause, when set, says which cause to report when the parent
 	// context ends (the handler's is requestCause); otherwise it is the
 	// parent's own cause.
@@ -73,7 +75,8 @@ type handlerConfig struct {
 	keepAlive    time.Duration
 	writeTimeout time.Duration
 	maxBuffered  int
-	lenient      bool
+	strict       bool        // WithStrictInput
+	lenient      bool        // WithLenientInput
 	cors         *corsConfig // nil: no CORS handling, as without the option
 	bodyTimeout  time.Duration
 	maxRuns      int            // 0: no cap
@@ -122,15 +125,43 @@ func newHandlerConfig(opts []HandlerOption) handlerConfig {
 	return c
 }
 
-// WithLogger sets where agent panics (with their stacks) and handler failures
-// are logged. The default is slog.Default().
+// WithLogger sets where runs and the handler log; the default is
+// slog.Default(). What is logged, one record each:
+//
+//   - a run that failed (level Error, "agui/server: run failed"): its
+//     threadId, runId, code and the failure's whole message, which the
+//     RUN_ERROR may carry only a summary of (see [WithErrorDetail]);
+//   - an agent that panicked (level Error, "agui/server: agent panicked"):
+//     the same, with the panic's value and stack;
+//   - a run that was cancelled or whose client left (level Debug);
+//   - a request answered with an HTTP error instead of a stream (level Info
+//     for 4xx, Warn for 5xx, "agui/server: request rejected"): its status,
+//     code, method, path and message, with the threadId and runId once the
+//     body has named them;
+//   - an input whose legacy nulls were read as absent (level Info; see
+//     [WithStrictInput]).
+//
+// A nil l, or a logger whose handler is slog.DiscardHandler, logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return runOption(func(c *runConfig) {
-		if l != nil {
-			c.logger = l
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
 		}
+		c.logger = l
 	})
 }
+
+// WithErrorDetail makes a failure's whole message reach the client, in the
+// RUN_ERROR of a run and in the JSON body of a rejected request. Without it
+// the client gets a summary: the message with every URL, IP address and
+// host:port in it replaced by "<url>" or "<address>", since a provider's or
+// a transport's error names the endpoints behind the server (a Go HTTP
+// client's reads `Post "http://10.0.0.7:9199/v1/chat": dial tcp
+// 10.0.0.7:9199: connect: connection refused`), which are nobody's
+// business outside it. The log
+// (see [WithLogger]) always has the whole message. Turn it on for
+// development, or for a server whose clients are its own operators.
+func WithErrorDetail() Option { return runOption(func(c *runConfig) { c.errorDetail = true }) }
 
 // WithInputEcho makes RUN_STARTED carry the run's input (RUN_STARTED.input).
 // Off by default: the client already has it. An input whose echo would make
@@ -191,15 +222,30 @@ func WithWriteTimeout(d time.Duration) HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.writeTimeout = d })
 }
 
-// WithLenientInput makes the handler forgive request bodies that older or
-// careless clients send: a top-level optional member of RunAgentInput given
-// as null ("tools": null, which some clients send by default, "context",
-// "resume", "parentRunId", …) reads as absent, and the body is then decoded
-// with [agui.DecodeRunAgentInputLenient], which drops members it does not know
-// and reads the protocol's other legacy nulls as absent. Each repair is logged
-// at debug level. A body that is still invalid gets 400 as without the
-// option. Off by default: the protocol says "omit instead of null", and a
-// strict server is how a client learns that.
+// WithStrictInput makes the handler read request bodies strictly, as the
+// protocol's schema says: a null where the protocol wants a member omitted
+// ("tools": null) gets 400 naming its JSON path, as does anything else the
+// schema refuses. Without it a handler reads what real clients send: legacy
+// nulls read as absent, as the reference client does to its own input (a
+// top-level optional member of RunAgentInput given as null, which the
+// community Go client sends for "tools", "context" and "forwardedProps",
+// and the protocol's other legacy nulls deeper in), and each body that
+// needed it is logged once, at level Info, naming the repairs. Everything
+// else is checked as strictly either way. A null state reads as absent in
+// every mode, unlogged: the protocol keeps that tolerance for good.
+//
+// Turn it on for a server whose clients should learn that the protocol
+// says "omit instead of null": a strict server is how they learn it.
+func WithStrictInput() HandlerOption {
+	return handlerOption(func(c *handlerConfig) { c.strict = true })
+}
+
+// WithLenientInput makes the handler forgive more than legacy nulls: the
+// body is decoded with [agui.DecodeRunAgentInputLenient], which also drops
+// members and union variants it does not know (a message of an unknown
+// role, a content part of an unknown type), for peers newer than this
+// server. Each repair is logged in the record of the body's repairs. A body
+// still invalid gets 400. [WithStrictInput] wins over it.
 func WithLenientInput() HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.lenient = true })
 }

@@ -55,6 +55,10 @@ type emitter struct {
 
 	ended  bool  // the terminal event was sent (or the run was abandoned)
 	broken error // non-nil once the sink failed: the cause of DISCONNECTED
+	// detail is WithErrorDetail: the terminal RUN_ERROR carries the
+	// failure's whole message, not its redacted summary.
+	detail bool
+
 	// failed is the first error an emit of the run returned, other than
 	// one refused because its subagent ended (that ends the subagent, not
 	// the run). Once it is set every emit returns it and sends nothing, and
@@ -421,7 +425,11 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		}
 		rerr = asRunError(e.ctx, err)
 	}
-	msg := capMessage(rerr.Message)
+	msg := rerr.Message
+	if !e.detail {
+		msg = redact(msg)
+	}
+	msg = capMessage(msg)
 	if msg == "" {
 		msg = "run failed"
 	}
