@@ -7,6 +7,23 @@
 // AppendJSON appends an event's compact JSON to a caller's buffer, and the
 // decoders read a document in one pass.
 //
+// # Switching over events
+//
+// [Event] is sealed, and so is every union of the package; the enums
+// ([EventType] and the others) are closed sets. A consumer switches over
+// them, and the analyzer of package
+// github.com/agui-go/sdk/analysis/exhaustive (the command
+// cmd/agui-exhaustive) reports a switch that misses a variant, a default
+// clause notwithstanding, so that a protocol version that adds an event
+// shows every switch to update. A switch that handles only some events on
+// purpose says so, with the reason, on the line above it:
+//
+//	//agui:nonexhaustive only the text matters to this printer
+//	switch e := ev.(type) {
+//	case *agui.TextMessageContent:
+//		fmt.Print(e.Delta)
+//	}
+//
 // # Decoding
 //
 // [DecodeEvent] and [DecodeRunAgentInput] are strict: they reject what the

@@ -37,7 +37,8 @@ type Emitter struct {
 // consumer left, PROTOCOL (wrapping [ErrSubagentEnded]) on the Emitter of a
 // subagent that ended, PROTOCOL_VIOLATION when the event breaks an ordering
 // rule (errors.As reaches the *verify.Error), SERIALIZATION when it cannot be
-// encoded. A rejected event is not sent.
+// encoded. A rejected event is not sent, and its error is the run's first
+// failure: every later emit returns it (see [Emitter.Err]).
 func (em *Emitter) Emit(ev agui.Event) error {
 	if em.sc != nil && ev != nil {
 		attribute(ev, em.sc.tag())
@@ -358,7 +359,9 @@ func (em *Emitter) Custom(name string, v any) error {
 // whatever their state), fails with a PROTOCOL [*Error] wrapping
 // [ErrSubagentEnded] and sends nothing, so no event is ever attributed to a
 // subagent after it ended. This holds for emits racing with the ending on
-// other goroutines too.
+// other goroutines too. Such a refusal, unlike any other failed emit, does
+// not fail the run: ending a subagent is how an agent stops the subagent's
+// remaining work while the run goes on.
 type Subagent struct {
 	Emitter
 }
@@ -421,7 +424,7 @@ func (s *Subagent) ID() string { return s.sc.id }
 // package documentation). Finish, Suspend and Fail end
 // the invocation: only the first of them emits, later calls return nil, and
 // the handle is spent (see [Subagent]). A result that cannot be encoded fails
-// with SERIALIZATION and ends nothing.
+// with SERIALIZATION, ends nothing and, like any failed emit, fails the run.
 func (s *Subagent) Finish(result any) error {
 	if s.sc.ended.Load() {
 		return nil
