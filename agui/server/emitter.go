@@ -452,11 +452,15 @@ func (s *Subagent) Suspend(interruptIDs ...string) error {
 }
 
 // Fail emits SUBAGENT_ERROR with err's message (and its code, when err is an
-// [*Error]). The run goes on.
+// [*Error]), summarised as a RUN_ERROR's is: URLs and addresses replaced
+// unless [WithErrorDetail]. The run goes on.
 func (s *Subagent) Fail(err error) error {
 	msg := "subagent failed"
 	if err != nil {
 		msg = err.Error()
+		if !s.e.detail {
+			msg = redact(msg)
+		}
 	}
 	ev := agui.NewSubagentError(s.sc.id, msg)
 	var e *Error

@@ -244,3 +244,35 @@ func TestErrorSummary(t *testing.T) {
 		t.Fatalf("with WithErrorDetail: %q", msg)
 	}
 }
+
+// A subagent's failure reaches the client summarised as a run's does.
+func TestSubagentFailureSummary(t *testing.T) {
+	for _, tc := range []struct {
+		opts []server.RunOption
+		want string
+	}{
+		{nil, "lookup <address>: no such host"},
+		{[]server.RunOption{server.WithErrorDetail()}, "lookup search.internal: no such host"},
+	} {
+		agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+			sub, err := rc.StartSubagent("researcher")
+			if err != nil {
+				return server.Outcome{}, err
+			}
+			sub.Fail(errors.New("lookup search.internal: no such host"))
+			return server.Success(), rc.Err()
+		})
+		var got string
+		for ev, err := range server.Run(t.Context(), agent, input(), append(tc.opts, server.WithLogger(testlog.New(t)))...) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e, ok := ev.(*agui.SubagentError); ok {
+				got = e.Message
+			}
+		}
+		if got != tc.want {
+			t.Errorf("SUBAGENT_ERROR %q, want %q", got, tc.want)
+		}
+	}
+}
