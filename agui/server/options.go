@@ -152,7 +152,8 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithErrorDetail makes a failure's whole message reach the client, in the
-// RUN_ERROR of a run and in the JSON body of a rejected request. Without it
+// RUN_ERROR of a run, a subagent's SUBAGENT_ERROR and the JSON body of a
+// rejected request. Without it
 // the client gets a summary: the message with every URL, IP address and
 // host:port in it replaced by "<url>" or "<address>", since a provider's or
 // a transport's error names the endpoints behind the server (a Go HTTP
