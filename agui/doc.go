@@ -9,14 +9,20 @@
 //
 // # Switching over events
 //
-// [Event] is sealed: this package defines every variant, so a type switch
-// can cover them all. The agui-exhaustive analyzer (cmd/agui-exhaustive,
-// rules in analysis/exhaustive) reports a switch over Event, or over any
-// other union or enum here, that misses a variant, even one with a default,
-// so a protocol bump points at every switch to update. A switch that
-// handles some events on purpose carries the directive
-// //agui:nonexhaustive REASON on the line above it or at the end of its
-// switch line.
+// [Event] is sealed, and so is every union of the package; the enums
+// ([EventType] and the others) are closed sets. A consumer switches over
+// them, and the analyzer of package
+// github.com/agui-go/sdk/analysis/exhaustive (the command
+// cmd/agui-exhaustive) reports a switch that misses a variant, a default
+// clause notwithstanding, so that a protocol version that adds an event
+// shows every switch to update. A switch that handles only some events on
+// purpose says so, with the reason, on the line above it:
+//
+//	//agui:nonexhaustive only the text matters to this printer
+//	switch e := ev.(type) {
+//	case *agui.TextMessageContent:
+//		fmt.Print(e.Delta)
+//	}
 //
 // # Decoding
 //

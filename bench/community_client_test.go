@@ -1,8 +1,8 @@
 package bench
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -10,45 +10,87 @@ import (
 	"testing"
 
 	cclient "github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/client/sse"
-	cevents "github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/events"
 	ctypes "github.com/ag-ui-protocol/ag-ui/sdks/community/go/pkg/core/types"
 	"github.com/sirupsen/logrus"
 
 	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/internal/testlog"
 )
 
-// The community Go client, the most used Go AG-UI client, writes every
-// optional member of its input ("tools":null among them). A handler with
-// the defaults serves it (issue 23): the run streams to its end, and the
-// server logs exactly one line, naming the nulls it read as absent. (A nil
-// Messages is sent as "messages":null and stays a 400: the member is
-// required, and a conversation always has its user's message.)
+// The community Go client sends "tools": null, "context": null and
+// "forwardedProps": null for what it has none of (its fields have no
+// omitempty), and "parameters": null for a tool without a schema. A default
+// handler accepts that, logging one line that names the repairs; with
+// WithStrictInput it answers 400.
 func TestCommunityClientAgainstDefaultHandler(t *testing.T) {
-	var logs bytes.Buffer
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
-		if err := rc.Say("hello from Go"); err != nil {
-			return server.Outcome{}, err
-		}
-		return server.Success(), nil
+		return server.Success(), rc.Say("Hello, " + rc.LastUserText())
 	})
-	srv := httptest.NewServer(server.NewHandler(agent, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil)))))
-	defer srv.Close()
-
 	quiet := logrus.New()
 	quiet.SetOutput(io.Discard)
+	for _, tc := range []struct {
+		name  string
+		input ctypes.RunAgentInput
+		want  []string // the repairs the log line names
+	}{
+		{"no tools", ctypes.RunAgentInput{ThreadID: "t", RunID: "r1",
+			Messages: []ctypes.Message{{ID: "u1", Role: ctypes.RoleUser, Content: "Ada"}}},
+			[]string{"at /tools: converted legacy null to absent", "at /context: converted legacy null to absent", "at /forwardedProps: converted legacy null to absent"}},
+		{"a tool without a schema", ctypes.RunAgentInput{ThreadID: "t", RunID: "r2",
+			Messages: []ctypes.Message{{ID: "u1", Role: ctypes.RoleUser, Content: "Ada"}},
+			Tools:    []ctypes.Tool{{Name: "ping", Description: "Ping."}}},
+			[]string{"at /tools/0/parameters: converted legacy null to absent"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logger, rec := testlog.NewRecorder()
+			srv := httptest.NewServer(server.NewHandler(agent, server.WithLogger(logger)))
+			defer srv.Close()
+			c := cclient.NewClient(cclient.Config{Endpoint: srv.URL, Logger: quiet})
+			defer c.Close()
+			frames, errs, err := c.Stream(cclient.StreamOptions{Context: t.Context(), Payload: tc.input})
+			if err != nil {
+				t.Fatalf("the default handler refused the community client: %v", err)
+			}
+			var types []string
+			var text strings.Builder
+			for f := range frames {
+				var ev struct{ Type, Delta string }
+				if err := json.Unmarshal(f.Data, &ev); err != nil {
+					t.Fatal(err)
+				}
+				types = append(types, ev.Type)
+				text.WriteString(ev.Delta)
+			}
+			for err := range errs {
+				t.Fatal(err)
+			}
+			if len(types) == 0 || types[len(types)-1] != "RUN_FINISHED" || text.String() != "Hello, Ada" {
+				t.Fatalf("events %v, text %q", types, text.String())
+			}
+			rs := rec.Records()
+			if len(rs) != 1 {
+				t.Fatalf("%d log records, want exactly 1: %+v", len(rs), rs)
+			}
+			r := rs[0]
+			repairs, _ := r.Attrs["repairs"].([]string)
+			if r.Level != slog.LevelInfo || r.Attrs["runId"] != tc.input.RunID {
+				t.Fatalf("record %+v", r)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(strings.Join(repairs, "\n"), w) {
+					t.Errorf("the log line's repairs %q lack %q", repairs, w)
+				}
+			}
+		})
+	}
+
+	srv := httptest.NewServer(server.NewHandler(agent, server.WithStrictInput(), server.WithLogger(slog.New(slog.DiscardHandler))))
+	defer srv.Close()
 	c := cclient.NewClient(cclient.Config{Endpoint: srv.URL, Logger: quiet})
-	n, err := communityRead(context.Background(), c, cevents.NewEventDecoder(quiet), ctypes.RunAgentInput{
-		ThreadID: threadID, RunID: runID,
-		Messages: []ctypes.Message{{ID: "u1", Role: ctypes.RoleUser, Content: "hi"}},
-	})
-	if err != nil {
-		t.Fatalf("after %d events: %v", n, err)
-	}
-	if n != 5 { // RUN_STARTED, the text message's three events, RUN_FINISHED
-		t.Fatalf("%d events, want 5", n)
-	}
-	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
-	if len(lines) != 1 || !strings.Contains(lines[0], "legacy nulls") || !strings.Contains(lines[0], "tools") {
-		t.Fatalf("want one log line naming the nulls, got:\n%s", logs.String())
+	defer c.Close()
+	_, _, err := c.Stream(cclient.StreamOptions{Context: t.Context(), Payload: ctypes.RunAgentInput{ThreadID: "t", RunID: "r3",
+		Messages: []ctypes.Message{{ID: "u1", Role: ctypes.RoleUser, Content: "Ada"}}}})
+	if err == nil || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("a strict handler answered the community client with %v, want 400", err)
 	}
 }

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/internal/adaptertest"
+	ant "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
 // The run every scenario starts from: one user question, one frontend tool,
@@ -353,4 +357,14 @@ func TestCancellation(t *testing.T) {
 	r := newReplay(t, "hold.sse")
 	r.Hold = true
 	adaptertest.Cancellation(t, r.Replay, newAgent(r), baseInput)
+}
+
+// No RUN_ERROR carries a URL or an address unless the server opts in.
+func TestErrorsCarryNoAddress(t *testing.T) {
+	adaptertest.ErrorsCarryNoAddress(t, func(baseURL string) server.Agent[server.NoState] {
+		client := ant.NewClient(option.WithBaseURL(baseURL), option.WithAPIKey("sk-ant-test"), option.WithMaxRetries(0))
+		return New(client, WithModel("claude-sonnet-4-5"))
+	}, baseInput, func(message string) string {
+		return `{"type":"error","error":{"type":"api_error","message":` + strconv.Quote(message) + `}}`
+	})
 }

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/internal/adaptertest"
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 )
 
 // The run every scenario starts from: one user question, one frontend tool,
@@ -430,6 +434,20 @@ func TestCancellation(t *testing.T) {
 			r := newReplay(t, file(api, "hold"))
 			r.Hold = true
 			adaptertest.Cancellation(t, r.Replay, newAgent(r, api), baseInput)
+		})
+	}
+}
+
+// No RUN_ERROR carries a URL or an address unless the server opts in.
+func TestErrorsCarryNoAddress(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api.String(), func(t *testing.T) {
+			adaptertest.ErrorsCarryNoAddress(t, func(baseURL string) server.Agent[server.NoState] {
+				client := oai.NewClient(option.WithBaseURL(baseURL+"/v1/"), option.WithAPIKey("sk-test"), option.WithMaxRetries(0))
+				return New(client, WithAPI(api), WithModel("gpt-4.1-mini"))
+			}, baseInput, func(message string) string {
+				return `{"error":{"message":` + strconv.Quote(message) + `,"type":"server_error"}}`
+			})
 		})
 	}
 }

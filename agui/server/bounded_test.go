@@ -12,6 +12,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/sse"
+	"github.com/agui-go/sdk/internal/testlog"
 )
 
 // readStream posts body to a live server over loopback and reads the whole
@@ -90,19 +91,28 @@ func TestInputEchoStaysUnderFrameLimit(t *testing.T) {
 }
 
 // An event larger than the frame limit is not sent: the emit fails with
-// SERIALIZATION wrapping ErrEventTooLarge, and the stream stays readable to
-// its end. An agent error with a huge message is cut to fit.
+// SERIALIZATION wrapping ErrEventTooLarge, the stream stays readable to its
+// end, and that first failure is what the run reports, whatever the agent
+// returns after it. An agent error with a huge message is cut to fit.
 func TestNothingSentOverFrameLimit(t *testing.T) {
 	huge := strings.Repeat("y", agui.DefaultMaxFrame)
 	var emitErr error
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		emitErr = rc.Say(huge)
-		return server.Outcome{}, server.AgentError(errors.New(huge))
+		return server.Outcome{}, server.AgentError(errors.New("something else"))
 	})
-	evs := readStream(t, server.NewHandler(agent), validBody)
+	evs := readStream(t, server.NewHandler(agent, server.WithLogger(testlog.New(t))), validBody)
 	if !errors.Is(emitErr, server.ErrEventTooLarge) || server.CodeOf(emitErr) != agui.CodeSerialization {
 		t.Fatalf("emit error %v, want SERIALIZATION wrapping ErrEventTooLarge", emitErr)
 	}
+	if re := runError(t, evs); re.Code == nil || *re.Code != string(agui.CodeSerialization) || !strings.Contains(re.Message, "larger than the stream's frame limit") {
+		t.Fatalf("RUN_ERROR %+v, want the oversized emit's SERIALIZATION", re)
+	}
+
+	agent = server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		return server.Outcome{}, server.AgentError(errors.New(huge))
+	})
+	evs = readStream(t, server.NewHandler(agent, server.WithLogger(testlog.New(t))), validBody)
 	re := runError(t, evs)
 	if len(re.Message) > 32<<10 || !strings.HasPrefix(re.Message, "agent error: yyy") || !strings.HasSuffix(re.Message, "more bytes)") {
 		t.Fatalf("message is %d bytes, ends %q", len(re.Message), re.Message[max(0, len(re.Message)-40):])

@@ -87,7 +87,7 @@ func (c *corsConfig) setHeaders(h http.Header, r *http.Request) bool {
 }
 
 // preflight answers an OPTIONS request.
-func (c *corsConfig) preflight(w http.ResponseWriter, r *http.Request) {
+func (c *corsConfig) preflight(w http.ResponseWriter, r *http.Request, cfg *handlerConfig) {
 	h := w.Header()
 	h.Set("Allow", "OPTIONS, POST")
 	if r.Header.Get("Origin") == "" {
@@ -100,7 +100,7 @@ func (c *corsConfig) preflight(w http.ResponseWriter, r *http.Request) {
 		h.Add("Vary", "Access-Control-Request-Headers")
 	}
 	if !c.setHeaders(h, r) {
-		reject(w, agui.HTTPCodeOriginNotAllowed,
+		cfg.reject(w, r, agui.HTTPCodeOriginNotAllowed,
 			"origin "+strconv.Quote(r.Header.Get("Origin"))+" is not allowed to call this endpoint")
 		return
 	}

@@ -22,6 +22,33 @@
 // where it was made (PROTOCOL_VIOLATION) rather than three hops downstream.
 // The build tag agui_noverify compiles the verifier out.
 //
+// # The first failure
+//
+// Once an emit fails, every later emit of the run sends nothing and returns
+// that first error, and the run ends with RUN_ERROR reporting it, whatever
+// the agent returns ([Emitter.Err] says whether one has failed). An agent
+// may therefore emit without checking each error, as one writes to a
+// bufio.Writer, and never finishes as a success after part of the run was
+// lost; the helpers for the common shapes ([Emitter.SayStream],
+// [Emitter.SayReader], [Emitter.EmitToolCall], [RunContext.ChangeState])
+// follow the same rule:
+//
+//	rc.ChangeState(func(s *Trip) { s.City = city })
+//	rc.EmitToolCall("weather", args, forecast)
+//	rc.SayStream(deltas)
+//	return server.Interrupted(server.NewInterrupt("approval", "Book it?")), nil
+//
+// An emit through a subagent that ended fails without failing the run (see
+// [Subagent]).
+//
+// # Logs and what the client is told
+//
+// The driver and the handler log through log/slog ([WithLogger]; the
+// default is slog.Default()): a failed run, a panic, a rejected request,
+// with the run's thread and run ids. The client gets a summary of a failure,
+// with URLs and addresses replaced, and the log the whole message, unless
+// [WithErrorDetail] sends it whole.
+//
 // # Concurrency and backpressure
 //
 // A [RunContext] and its handles are safe for concurrent use. An agent may fan
@@ -44,9 +71,10 @@
 // Cancellation is the run's context.Context, cancelled with a cause:
 // [ErrClientDisconnected], [ErrDeadline], [ErrServerShutdown],
 // [ErrConsumerStopped], or whatever a custom transport passes to
-// [Runner.Cancel] (or an HTTP server's BaseContext is cancelled with). After it, every emit fails with
-// the CANCELLED [*Error] and the driver still ends the stream with RUN_ERROR
-// code CANCELLED. An agent that wants to stop sooner asks its ctx, the run's
+// [Runner.Cancel] (or an HTTP server's BaseContext is cancelled with). After
+// it, every emit fails with the CANCELLED [*Error], whose chain reaches both
+// the cause and context.Canceled (context.DeadlineExceeded for a deadline),
+// and the driver still ends the stream with RUN_ERROR code CANCELLED. An agent that wants to stop sooner asks its ctx, the run's
 // context, which sees a cancelled parent at once: ctx.Err() != nil in a loop
 // condition; `return server.Outcome{}, ctx.Err()` between steps (the driver
 // reports a context error returned after cancellation as CANCELLED, with

@@ -199,20 +199,20 @@ func (d *durableRuns) serveRoute(w http.ResponseWriter, r *http.Request, runID, 
 	}
 	if r.Method != method {
 		w.Header().Set("Allow", method)
-		reject(w, agui.HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+method)
+		d.cfg.reject(w, r, agui.HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+method, "runId", runID)
 		return
 	}
 	info, err := d.log.Info(r.Context(), runID)
 	if err != nil {
-		rejectLog(w, runID, err)
+		d.cfg.rejectLog(w, r, runID, err)
 		return
 	}
 	if d.auth == nil {
-		reject(w, agui.HTTPCodeForbidden, "durable run routes need an authorization hook; none is configured")
+		d.cfg.reject(w, r, agui.HTTPCodeForbidden, "durable run routes need an authorization hook; none is configured", "runId", runID)
 		return
 	}
 	if err := d.auth(r, info.ThreadID, runID); err != nil {
-		reject(w, agui.HTTPCodeForbidden, err.Error())
+		d.cfg.reject(w, r, agui.HTTPCodeForbidden, err.Error(), "runId", runID)
 		return
 	}
 	if route == routeCancel {
@@ -221,28 +221,28 @@ func (d *durableRuns) serveRoute(w http.ResponseWriter, r *http.Request, runID, 
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
-		rejectNotAcceptable(w)
+		d.cfg.rejectNotAcceptable(w, r)
 		return
 	}
 	after, err := cursor(r)
 	if err != nil {
-		reject(w, agui.HTTPCodeInvalidCursor, err.Error())
+		d.cfg.reject(w, r, agui.HTTPCodeInvalidCursor, err.Error(), "runId", runID)
 		return
 	}
 	switch {
 	case after > info.Last:
-		reject(w, agui.HTTPCodeInvalidCursor,
-			fmt.Sprintf("cursor %d is beyond the last event the run has sent (%d)", after, info.Last))
+		d.cfg.reject(w, r, agui.HTTPCodeInvalidCursor,
+			fmt.Sprintf("cursor %d is beyond the last event the run has sent (%d)", after, info.Last), "runId", runID)
 		return
 	case after+1 < info.First:
-		reject(w, agui.HTTPCodeRunExpired,
-			fmt.Sprintf("events after %d are no longer kept; the oldest kept is %d", after, info.First))
+		d.cfg.reject(w, r, agui.HTTPCodeRunExpired,
+			fmt.Sprintf("events after %d are no longer kept; the oldest kept is %d", after, info.First), "runId", runID)
 		return
 	}
 	if n := int64(d.cfg.maxRuns); n > 0 {
 		defer d.slots.Add(-1)
 		if d.slots.Add(1) > n {
-			rejectOverloaded(w, n)
+			d.cfg.rejectOverloaded(w, r, n)
 			return
 		}
 	}
@@ -267,7 +267,7 @@ func (d *durableRuns) serveCancel(w http.ResponseWriter, r *http.Request, runID 
 		reason = q
 	}
 	if err := d.log.Cancel(r.Context(), runID, reason); err != nil {
-		rejectLog(w, runID, err)
+		d.cfg.rejectLog(w, r, runID, err)
 		return
 	}
 	data, _ := json.Marshal(map[string]string{"runId": runID, "status": "cancelling"})
@@ -277,21 +277,21 @@ func (d *durableRuns) serveCancel(w http.ResponseWriter, r *http.Request, runID 
 }
 
 // rejectLog answers a run log error with its HTTP status.
-func rejectLog(w http.ResponseWriter, runID string, err error) {
+func (c *handlerConfig) rejectLog(w http.ResponseWriter, r *http.Request, runID string, err error) {
 	switch {
 	case errors.Is(err, runlog.ErrNotFound):
-		reject(w, agui.HTTPCodeRunNotFound, "no run "+strconv.Quote(runID))
+		c.reject(w, r, agui.HTTPCodeRunNotFound, "no run "+strconv.Quote(runID), "runId", runID)
 	case errors.Is(err, runlog.ErrExpired):
-		reject(w, agui.HTTPCodeRunExpired, "run "+strconv.Quote(runID)+" has expired")
+		c.reject(w, r, agui.HTTPCodeRunExpired, "run "+strconv.Quote(runID)+" has expired", "runId", runID)
 	case errors.Is(err, runlog.ErrEnded):
-		reject(w, agui.HTTPCodeRunEnded, "run "+strconv.Quote(runID)+" has already ended")
+		c.reject(w, r, agui.HTTPCodeRunEnded, "run "+strconv.Quote(runID)+" has already ended", "runId", runID)
 	case errors.Is(err, runlog.ErrExists):
-		reject(w, agui.HTTPCodeRunExists, "run "+strconv.Quote(runID)+" already exists; a run id is never reused")
+		c.reject(w, r, agui.HTTPCodeRunExists, "run "+strconv.Quote(runID)+" already exists; a run id is never reused", "runId", runID)
 	default:
 		// The log is unreachable or failing: nothing about the run is
 		// known, so the client may try the same request again shortly.
 		w.Header().Set("Retry-After", "1")
-		reject(w, agui.HTTPCodeRunLogFailed, "the run log failed: "+err.Error())
+		c.reject(w, r, agui.HTTPCodeRunLogFailed, "the run log failed: "+err.Error(), "runId", runID)
 	}
 }
 
@@ -404,16 +404,16 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	if input.RunID == "" {
 		// The log keys a run, its readers and its cancel by its id: a run
 		// without one could be neither reattached nor cancelled.
-		reject(w, agui.HTTPCodeInvalidInput,
-			"invalid RunAgentInput: a durable run needs a non-empty runId (reattaching and cancelling address the run by it)")
+		h.cfg.reject(w, r, agui.HTTPCodeInvalidInput,
+			"invalid RunAgentInput: a durable run needs a non-empty runId (reattaching and cancelling address the run by it)", "threadId", input.ThreadID, "runId", input.RunID)
 		return
 	}
 	d.mu.Lock()
 	if d.onePerThread {
 		if other, busy := d.threads[input.ThreadID]; busy {
 			d.mu.Unlock()
-			reject(w, agui.HTTPCodeThreadBusy,
-				"thread "+strconv.Quote(input.ThreadID)+" has a live run: "+other)
+			h.cfg.reject(w, r, agui.HTTPCodeThreadBusy,
+				"thread "+strconv.Quote(input.ThreadID)+" has a live run: "+other, "threadId", input.ThreadID, "runId", input.RunID)
 			return
 		}
 	}
@@ -432,7 +432,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	lw, err := d.log.Start(r.Context(), runlog.Info{ThreadID: input.ThreadID, RunID: input.RunID, Owner: d.owner})
 	if err != nil {
 		release()
-		rejectLog(w, input.RunID, err)
+		h.cfg.rejectLog(w, r, input.RunID, err)
 		return
 	}
 	// On a log whose appends are visible at once, this request's stream is

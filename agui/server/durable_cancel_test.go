@@ -4,6 +4,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/internal/testlog"
 )
 
 // These tests need the server's verifier: it is what tells an agent that
@@ -79,5 +81,42 @@ func TestDurableCancel(t *testing.T) {
 				t.Fatalf("code %s", code)
 			}
 		})
+	}
+}
+
+// The RUN_ERROR of a run stopped through the cancel route says "cancelled"
+// once, with the request's reason after it when it gave one.
+func TestDurableCancelMessage(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"", "run cancelled by request"},
+		{"?reason=user+pressed+Stop", "run cancelled by request: user pressed Stop"},
+	} {
+		started := make(chan struct{})
+		agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+			if _, err := rc.StartTextMessage(); err != nil { // left open: the run ends with RUN_ERROR
+				return server.Outcome{}, err
+			}
+			close(started)
+			<-ctx.Done()
+			return server.Success(), nil
+		})
+		srv := durableServer(t, agent, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}),
+			server.WithLogger(testlog.New(t)))
+		resp := postRun(t, srv.URL, "t", "r1")
+		<-started
+		c, err := http.Post(srv.URL+"/agent/runs/r1/cancel"+tc.query, "application/json", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Body.Close()
+		frames := readSSE(t, resp.Body, -1)
+		resp.Body.Close()
+		var re struct{ Type, Code, Message string }
+		if err := json.Unmarshal([]byte(frames[len(frames)-1].data), &re); err != nil {
+			t.Fatal(err)
+		}
+		if re.Type != "RUN_ERROR" || re.Code != "CANCELLED" || re.Message != tc.want {
+			t.Errorf("cancel%s: %+v, want message %q", tc.query, re, tc.want)
+		}
 	}
 }

@@ -464,7 +464,7 @@ func TestDurableProtobufRunIsLogged(t *testing.T) {
 
 // An event larger than an SSE reader accepts fails at its emit, as without
 // durable runs, instead of going into the log and breaking every stream of
-// the run.
+// the run: the stream stays valid and ends with that emit's SERIALIZATION.
 func TestDurableRefusesOversizedEvent(t *testing.T) {
 	emitErr := make(chan error, 1)
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
@@ -484,7 +484,7 @@ func TestDurableRefusesOversizedEvent(t *testing.T) {
 		t.Fatalf("the oversized emit returned %v, want ErrEventTooLarge", err)
 	}
 	checkStream(t, frames, 1)
-	if last := frames[len(frames)-1].data; !strings.Contains(last, "RUN_FINISHED") {
+	if last := frames[len(frames)-1].data; !strings.Contains(last, "RUN_ERROR") || !strings.Contains(last, "SERIALIZATION") {
 		t.Fatalf("the run ended with %s", last)
 	}
 }

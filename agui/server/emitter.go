@@ -37,7 +37,8 @@ type Emitter struct {
 // consumer left, PROTOCOL (wrapping [ErrSubagentEnded]) on the Emitter of a
 // subagent that ended, PROTOCOL_VIOLATION when the event breaks an ordering
 // rule (errors.As reaches the *verify.Error), SERIALIZATION when it cannot be
-// encoded. A rejected event is not sent.
+// encoded. A rejected event is not sent, and its error is the run's first
+// failure: every later emit returns it (see [Emitter.Err]).
 func (em *Emitter) Emit(ev agui.Event) error {
 	if em.sc != nil && ev != nil {
 		attribute(ev, em.sc.tag())
@@ -141,7 +142,7 @@ func (c *ToolCall) Args(delta string) error { return c.e.toolArgs(c.id, delta, c
 func (c *ToolCall) ArgsJSON(v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return serializationError(err)
+		return c.e.refuse(serializationError(err))
 	}
 	return c.Args(string(b))
 }
@@ -173,7 +174,7 @@ func (c *ToolCall) Result(content agui.Content) error {
 func (c *ToolCall) ResultJSON(v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return serializationError(err)
+		return c.e.refuse(serializationError(err))
 	}
 	return c.Result(agui.TextContent(string(b)))
 }
@@ -332,7 +333,7 @@ func (s *Step) End() error {
 func (em *Emitter) Custom(name string, v any) error {
 	b, err := marshalJSON(v)
 	if err != nil {
-		return serializationError(err)
+		return em.e.refuse(serializationError(err))
 	}
 	ev := agui.NewCustom(name, b)
 	ev.SubagentRunID = em.sc.tag()
@@ -358,7 +359,9 @@ func (em *Emitter) Custom(name string, v any) error {
 // whatever their state), fails with a PROTOCOL [*Error] wrapping
 // [ErrSubagentEnded] and sends nothing, so no event is ever attributed to a
 // subagent after it ended. This holds for emits racing with the ending on
-// other goroutines too.
+// other goroutines too. Such a refusal, unlike any other failed emit, does
+// not fail the run: ending a subagent is how an agent stops the subagent's
+// remaining work while the run goes on.
 type Subagent struct {
 	Emitter
 }
@@ -421,7 +424,7 @@ func (s *Subagent) ID() string { return s.sc.id }
 // package documentation). Finish, Suspend and Fail end
 // the invocation: only the first of them emits, later calls return nil, and
 // the handle is spent (see [Subagent]). A result that cannot be encoded fails
-// with SERIALIZATION and ends nothing.
+// with SERIALIZATION, ends nothing and, like any failed emit, fails the run.
 func (s *Subagent) Finish(result any) error {
 	if s.sc.ended.Load() {
 		return nil
@@ -431,7 +434,7 @@ func (s *Subagent) Finish(result any) error {
 	if result != nil {
 		b, err := marshalJSON(result)
 		if err != nil {
-			return serializationError(err)
+			return s.e.refuse(serializationError(err))
 		}
 		if string(b) != "null" {
 			ev.Result = b
@@ -449,11 +452,15 @@ func (s *Subagent) Suspend(interruptIDs ...string) error {
 }
 
 // Fail emits SUBAGENT_ERROR with err's message (and its code, when err is an
-// [*Error]). The run goes on.
+// [*Error]), summarised as a RUN_ERROR's is: URLs and addresses replaced
+// unless [WithErrorDetail]. The run goes on.
 func (s *Subagent) Fail(err error) error {
 	msg := "subagent failed"
 	if err != nil {
 		msg = err.Error()
+		if !s.e.detail {
+			msg = redact(msg)
+		}
 	}
 	ev := agui.NewSubagentError(s.sc.id, msg)
 	var e *Error
@@ -501,7 +508,7 @@ func (em *Emitter) StartActivity(activityType string, content any, opts ...Activ
 	a := &Activity{e: em.e, id: idOrNew(id), activityType: activityType, sc: em.sc}
 	raw, tree, err := activityContent(content)
 	if err != nil {
-		return nil, err
+		return nil, em.e.refuse(err)
 	}
 	if err := a.snapshot(raw, tree); err != nil {
 		return nil, err
@@ -516,7 +523,7 @@ func (a *Activity) ID() string { return a.id }
 func (a *Activity) Snapshot(content any) error {
 	raw, tree, err := activityContent(content)
 	if err != nil {
-		return err
+		return a.e.refuse(err)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -539,13 +546,13 @@ func (a *Activity) snapshot(raw json.RawMessage, tree any) error {
 func (a *Activity) Update(content any) error {
 	raw, tree, err := activityContent(content)
 	if err != nil {
-		return err
+		return a.e.refuse(err)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	patch, err := jsonpatch.DiffValues(a.content, tree)
 	if err != nil {
-		return serializationError(err)
+		return a.e.refuse(serializationError(err))
 	}
 	if len(patch) == 0 {
 		return nil

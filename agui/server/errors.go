@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/agui-go/sdk/agui"
@@ -201,6 +202,15 @@ func IsDisconnected(err error) bool {
 
 // cancelledError is the error every emit returns once the run's context is
 // done; cause is context.Cause of that context.
+//
+// Its chain reaches both the cause and the context error the cancellation
+// stands for (context.DeadlineExceeded for [ErrDeadline] or a deadline,
+// context.Canceled otherwise), so errors.Is(err, context.Canceled) holds for
+// a run cancelled with a cause of its own, as it does for ctx.Err().
+//
+// A cause whose text already says "cancelled …" is not said twice: the
+// message is "run cancelled by request", not "run cancelled: cancelled by
+// request".
 func cancelledError(cause error) *Error {
 	msg := "run cancelled"
 	var req *cancelRequest
@@ -213,9 +223,36 @@ func cancelledError(cause error) *Error {
 			msg += ": " + req.reason
 		}
 	case cause != nil && cause != context.Canceled:
-		msg += ": " + trimPrefix(cause.Error())
+		if text := trimPrefix(cause.Error()); strings.HasPrefix(text, "cancelled ") {
+			msg = "run " + text
+		} else {
+			msg += ": " + text
+		}
 	}
-	return &Error{Code: agui.CodeCancelled, Message: msg, Err: cause}
+	return &Error{Code: agui.CodeCancelled, Message: msg, Err: cancelCause{cause}}
+}
+
+// cancelCause is the cause of a CANCELLED [*Error]: its text is the cause's
+// and errors.Is and errors.As reach both the cause and the context error the
+// cancellation amounts to.
+type cancelCause struct{ cause error }
+
+func (c cancelCause) Error() string {
+	if c.cause == nil {
+		return context.Canceled.Error()
+	}
+	return c.cause.Error()
+}
+
+func (c cancelCause) Unwrap() []error {
+	ctxErr := context.Canceled
+	if errors.Is(c.cause, ErrDeadline) || errors.Is(c.cause, context.DeadlineExceeded) {
+		ctxErr = context.DeadlineExceeded
+	}
+	if c.cause == nil || c.cause == ctxErr {
+		return []error{ctxErr}
+	}
+	return []error{c.cause, ctxErr}
 }
 
 // cancelRequest is the cause of a durable run stopped through its cancel

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -31,9 +32,9 @@ import (
 // body that did not arrive within [WithBodyTimeout] (30s by default), and 503
 // with Retry-After when [WithMaxConcurrentRuns] runs are already in flight or
 // a large body waited that long for room in [WithBodyMemory].
-// A top-level optional member given as null ("tools": null) reads as
-// absent, with a log line; [WithStrictInput] refuses it, [WithLenientInput]
-// forgives more. [WithCORS] adds the answers browsers on other origins need,
+// Legacy nulls ("tools": null) read as absent, with a log line;
+// [WithStrictInput] refuses them instead (`state: null` reads as an absent
+// state either way). [WithCORS] adds the answers browsers on other origins need,
 // OPTIONS preflights included; without it OPTIONS is a 405 like any method
 // other than POST.
 //
@@ -135,7 +136,7 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	allow := http.MethodPost
 	if c := h.cfg.cors; c != nil {
 		if r.Method == http.MethodOptions {
-			c.preflight(w, r)
+			c.preflight(w, r, &h.cfg)
 			return nil
 		}
 		c.setHeaders(w.Header(), r)
@@ -149,14 +150,14 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", allow)
-		reject(w, agui.HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
+		h.cfg.reject(w, r, agui.HTTPCodeMethodNotAllowed, "method "+r.Method+" is not allowed; use POST")
 		return nil
 	}
 	var slot *atomic.Int64
 	if n := int64(h.cfg.maxRuns); n > 0 {
 		if h.slots.Add(1) > n {
 			h.slots.Add(-1)
-			rejectOverloaded(w, n)
+			h.cfg.rejectOverloaded(w, r, n)
 			return nil
 		}
 		// The place is given back when the run ends, or below if the
@@ -169,12 +170,12 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 		}()
 	}
 	if err := checkJSON(r.Header.Get("Content-Type")); err != nil {
-		reject(w, agui.HTTPCodeUnsupportedMediaType, err.Error())
+		h.cfg.reject(w, r, agui.HTTPCodeUnsupportedMediaType, err.Error())
 		return nil
 	}
 	enc := negotiate(r.Header.Values("Accept"))
 	if enc == encodingNone {
-		rejectNotAcceptable(w)
+		h.cfg.rejectNotAcceptable(w, r)
 		return nil
 	}
 	input, state, ok := h.readInput(w, r)
@@ -201,7 +202,7 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 	runner := newRunner(r.Context(), h.agent, input, h.cfg.run)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here
-		reject(w, agui.HTTPCodeAgentError, err.Error())
+		h.cfg.reject(w, r, agui.HTTPCodeAgentError, err.Error())
 		return nil, nil
 	}
 
@@ -243,28 +244,29 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
 			w.Header().Set("Connection", "close") // the rest of the body may still be on its way
-			reject(w, agui.HTTPCodeRequestTimeout,
+			h.cfg.reject(w, r, agui.HTTPCodeRequestTimeout,
 				fmt.Sprintf("the request body did not arrive within %v", h.cfg.bodyTimeout))
 			return nil, nil, false
 		}
 		if errors.As(err, &tooLarge) {
-			reject(w, agui.HTTPCodeRequestTooLarge,
+			h.cfg.reject(w, r, agui.HTTPCodeRequestTooLarge,
 				fmt.Sprintf("the request body is larger than %d bytes", tooLarge.Limit))
 			return nil, nil, false
 		}
-		reject(w, agui.HTTPCodeInvalidInput, "reading the request body: "+err.Error())
+		h.cfg.reject(w, r, agui.HTTPCodeInvalidInput, "reading the request body: "+err.Error())
 		return nil, nil, false
 	}
 	input, err := h.decodeInput(r, body)
 	if err != nil {
-		reject(w, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
+		h.cfg.reject(w, r, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
 		return nil, nil, false
 	}
 	var state *S
 	if input.State != nil && !isNoState[S]() {
 		state = new(S)
 		if err := json.Unmarshal(input.State, state); err != nil {
-			reject(w, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error())
+			h.cfg.reject(w, r, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: at /state: "+err.Error(),
+				"threadId", input.ThreadID, "runId", input.RunID)
 			return nil, nil, false
 		}
 	}
@@ -328,7 +330,7 @@ func (h *handler[S]) awaitBodyMemory(w http.ResponseWriter, r *http.Request, siz
 	hdr := w.Header()
 	hdr.Set("Retry-After", "1")
 	hdr.Set("Connection", "close") // the body was never read
-	reject(w, agui.HTTPCodeOverloaded,
+	h.cfg.reject(w, r, agui.HTTPCodeOverloaded,
 		fmt.Sprintf("too many large request bodies are being read; this one (%d bytes) waited %v without its turn", size, h.cfg.bodyTimeout))
 	return 0, false
 }
@@ -396,22 +398,33 @@ func checkJSON(contentType string) error {
 
 // rejectNotAcceptable answers a request, a POST or a reattach, whose Accept
 // header admits neither encoding a stream is written in.
-func rejectNotAcceptable(w http.ResponseWriter) {
-	reject(w, agui.HTTPCodeNotAcceptable,
+func (c *handlerConfig) rejectNotAcceptable(w http.ResponseWriter, r *http.Request) {
+	c.reject(w, r, agui.HTTPCodeNotAcceptable,
 		"the Accept header admits no encoding this server produces; it serves "+MediaTypeSSE+" and "+MediaTypeProtobuf)
 }
 
 // rejectOverloaded answers a request, a POST or a reattach, that finds the
 // handler at its WithMaxConcurrentRuns cap of n.
-func rejectOverloaded(w http.ResponseWriter, n int64) {
+func (c *handlerConfig) rejectOverloaded(w http.ResponseWriter, r *http.Request, n int64) {
 	w.Header().Set("Retry-After", "1")
-	reject(w, agui.HTTPCodeOverloaded,
+	c.reject(w, r, agui.HTTPCodeOverloaded,
 		fmt.Sprintf("the server is running its maximum of %d runs; retry later", n))
 }
 
 // reject answers a request that will get no stream, with the status that
-// goes with code.
-func reject(w http.ResponseWriter, code agui.HTTPCode, message string) {
+// goes with code, and logs it (see WithLogger): the log gets message whole
+// and attrs (the threadId and runId, once they are known), the client its
+// summary unless WithErrorDetail is set.
+func (c *handlerConfig) reject(w http.ResponseWriter, r *http.Request, code agui.HTTPCode, message string, attrs ...any) {
+	status := code.Status()
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelWarn
+	}
+	if log := c.run.logger; log.Enabled(r.Context(), level) {
+		attrs = append(attrs, "status", status, "code", string(code), "method", r.Method, "path", r.URL.Path, "message", message)
+		log.Log(r.Context(), level, "agui/server: request rejected", attrs...)
+	}
 	type body struct {
 		Error struct {
 			Code    agui.HTTPCode `json:"code"`
@@ -419,11 +432,11 @@ func reject(w http.ResponseWriter, code agui.HTTPCode, message string) {
 		} `json:"error"`
 	}
 	var b body
-	b.Error.Code, b.Error.Message = code, message
+	b.Error.Code, b.Error.Message = code, c.run.clientMessage(message)
 	data, _ := json.Marshal(b)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code.Status())
+	w.WriteHeader(status)
 	_, _ = w.Write(append(data, '\n'))
 }

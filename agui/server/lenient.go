@@ -4,55 +4,73 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 
 	"github.com/agui-go/sdk/agui"
 )
 
-// decodeInput decodes a request body as the handler is configured to:
-// strictly, then again without its top-level nulls if that failed (the
-// default), strictly ([WithStrictInput]), or leniently ([WithLenientInput]).
+// decodeInput decodes a request body as the handler is configured to.
+//
+// By default the body is decoded strictly, and only a body the strict
+// decoder refused pays for a second look: without its top-level nulls, and
+// leniently, kept if reading legacy nulls as absent was the only repair the
+// lenient decoder made (an unknown member or role is still refused, with the
+// strict decoder's error). Such a body is logged once, at level Info, with
+// what was repaired. [WithStrictInput] stops after the strict decode;
+// [WithLenientInput] forgives everything the lenient decoder forgives and
+// logs its repairs the same way.
 func (h *handler[S]) decodeInput(r *http.Request, body []byte) (*agui.RunAgentInput, error) {
-	if h.cfg.input != lenientInput {
-		input, err := agui.DecodeRunAgentInput(body)
-		if err == nil || h.cfg.input == strictInput {
-			return input, err
-		}
-		// Only a body the strict decoder refused pays for the rewrite, and
-		// only one it changes is decoded again: a body from a current
-		// client costs one decode, as with WithStrictInput.
-		stripped, dropped := omitTopLevelNulls(body)
-		// `state: null` is no legacy: the protocol allows it for good.
-		dropped = slices.DeleteFunc(dropped, func(name string) bool { return name == "state" })
-		if len(dropped) == 0 {
+	lenient := agui.DecodeOptions{Lenient: true}
+	if h.cfg.input == lenientInput {
+		body, dropped := omitTopLevelNulls(body)
+		input, warnings, err := lenient.DecodeRunAgentInput(body)
+		if err != nil {
 			return nil, err
 		}
-		if input, err = agui.DecodeRunAgentInput(stripped); err != nil {
-			return nil, err
-		}
-		h.cfg.run.logger.InfoContext(r.Context(), "agui/server: read legacy nulls in RunAgentInput as absent (WithStrictInput refuses them)",
-			"threadId", input.ThreadID, "runId", input.RunID, "members", dropped)
+		h.logRepairs(r, "agui/server: repaired a RunAgentInput (WithLenientInput)", input, dropped, warnings)
 		return input, nil
 	}
-	body, dropped := omitTopLevelNulls(body)
-	input, warnings, err := agui.DecodeOptions{Lenient: true}.DecodeRunAgentInput(body)
-	if err != nil {
+	input, err := agui.DecodeRunAgentInput(body)
+	if err == nil || h.cfg.input == strictInput {
+		return input, err
+	}
+	stripped, dropped := omitTopLevelNulls(body)
+	repaired, warnings, lerr := lenient.DecodeRunAgentInput(stripped)
+	if lerr != nil || len(dropped)+len(warnings) == 0 {
 		return nil, err
 	}
-	if log := h.cfg.run.logger; len(dropped)+len(warnings) > 0 {
-		repairs := make([]string, 0, len(dropped)+len(warnings))
-		for _, name := range dropped {
-			repairs = append(repairs, agui.DecodeWarning{Path: "/" + name, Message: "converted legacy null to absent"}.String())
+	for _, w := range warnings {
+		if w.Message != legacyNull {
+			return nil, err
 		}
-		for _, w := range warnings {
-			repairs = append(repairs, w.String())
-		}
-		log.DebugContext(r.Context(), "agui/server: repaired a lenient RunAgentInput",
-			"threadId", input.ThreadID, "runId", input.RunID, "repairs", repairs)
 	}
-	return input, nil
+	h.logRepairs(r, "agui/server: read legacy nulls in a RunAgentInput as absent (WithStrictInput refuses them)", repaired, dropped, warnings)
+	return repaired, nil
 }
+
+// logRepairs logs at level Info, once per request, what the decoder repaired in input:
+// the top-level members dropped for being null, then the decoder's own
+// warnings.
+func (h *handler[S]) logRepairs(r *http.Request, msg string, input *agui.RunAgentInput, dropped []string, warnings []agui.DecodeWarning) {
+	log := h.cfg.run.logger
+	if len(dropped)+len(warnings) == 0 || !log.Enabled(r.Context(), slog.LevelInfo) {
+		return
+	}
+	repairs := make([]string, 0, len(dropped)+len(warnings))
+	for _, name := range dropped {
+		repairs = append(repairs, agui.DecodeWarning{Path: "/" + name, Message: legacyNull}.String())
+	}
+	for _, w := range warnings {
+		repairs = append(repairs, w.String())
+	}
+	log.InfoContext(r.Context(), msg, "threadId", input.ThreadID, "runId", input.RunID, "repairs", repairs)
+}
+
+// legacyNull is the message of the lenient decoder's repair of a null
+// where the protocol wants the member omitted.
+const legacyNull = "converted legacy null to absent"
 
 // requiredInput are the members of RunAgentInput a null cannot stand in for:
 // a null there stays an error, reported by the decoder.
@@ -83,6 +101,7 @@ func omitTopLevelNulls(body []byte) ([]byte, []string) {
 	}
 	var members []member
 	var dropped []string
+	changed := false
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -100,12 +119,15 @@ func omitTopLevelNulls(body []byte) ([]byte, []string) {
 			// The last occurrence of a member wins, as in the decoder: a
 			// null given last makes the member absent.
 			members = slices.DeleteFunc(members, func(m member) bool { return m.key == key })
-			dropped = append(dropped, key)
+			changed = true
+			if key != "state" { // a null state is no repair: it is the protocol's own tolerance
+				dropped = append(dropped, key)
+			}
 			continue
 		}
 		members = append(members, member{key, v})
 	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') || len(dropped) == 0 {
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') || !changed {
 		return body, nil
 	}
 	if _, err := dec.Token(); err != io.EOF { // trailing data: let the decoder say so

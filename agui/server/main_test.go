@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"testing"
 	"time"
@@ -15,7 +16,11 @@ import (
 // cancelled and panicking runs included. goleak.VerifyTestMain would give
 // them about half a second to end, which a loaded machine can take to run a
 // goroutine's last lines: they get giveUp.
+//
+// Runs log through slog.Default unless a test gives them a logger; the
+// failures the tests cause on purpose are not worth a line of a -v run.
 func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.DiscardHandler))
 	code := m.Run()
 	if code == 0 {
 		err := goleak.Find()

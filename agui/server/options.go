@@ -13,10 +13,11 @@ import (
 //   - [RunOption] configures [Run] and [NewRunner];
 //   - [HandlerOption] configures [NewHandler];
 //   - [Option] is both: the options that mean the same to a run however it is
-//     driven ([WithLogger], [WithInputEcho], [WithTimeout]).
+//     driven ([WithLogger], [WithErrorDetail], [WithInputEcho], [WithTimeout]).
 //
 // The HTTP options ([WithMaxBodyBytes], [WithKeepAlive], [WithWriteTimeout],
-// [WithLenientInput], [WithCORS], [WithDurableRuns]) are HandlerOptions only.
+// [WithStrictInput], [WithLenientInput], [WithCORS], [WithDurableRuns]) are
+// HandlerOptions only.
 // Durable runs take their settings in one [DurableConfig] rather than
 // options of a family of their own: the settings mean nothing without the
 // run log, so they come with it.
@@ -56,9 +57,10 @@ func (o handlerOption) applyToHandler(c *handlerConfig) { o(c) }
 
 // runConfig is what every way of running an agent needs.
 type runConfig struct {
-	logger    *slog.Logger
-	echoInput bool
-	timeout   time.Duration
+	logger      *slog.Logger
+	errorDetail bool // WithErrorDetail: messages to the client are not redacted
+	echoInput   bool
+	timeout     time.Duration
 	// parentCause, when set, says which cause to report when the parent
 	// context ends (the handler's is requestCause); otherwise it is the
 	// parent's own cause.
@@ -122,15 +124,44 @@ func newHandlerConfig(opts []HandlerOption) handlerConfig {
 	return c
 }
 
-// WithLogger sets where agent panics (with their stacks) and handler failures
-// are logged. The default is slog.Default().
+// WithLogger sets where runs and the handler log; the default is
+// slog.Default(). What is logged, one record each:
+//
+//   - a run that failed (level Error, "agui/server: run failed"): its
+//     threadId, runId, code and the failure's whole message, which the
+//     RUN_ERROR may carry only a summary of (see [WithErrorDetail]);
+//   - an agent that panicked (level Error, "agui/server: agent panicked"):
+//     the same, with the panic's value and stack;
+//   - a run that was cancelled or whose client left (level Debug);
+//   - a request answered with an HTTP error instead of a stream (level Info
+//     for 4xx, Warn for 5xx, "agui/server: request rejected"): its status,
+//     code, method, path and message, with the threadId and runId once the
+//     body has named them;
+//   - an input whose legacy nulls were read as absent (level Info; see
+//     [WithStrictInput]).
+//
+// A nil l, or a logger whose handler is slog.DiscardHandler, logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return runOption(func(c *runConfig) {
-		if l != nil {
-			c.logger = l
+		if l == nil {
+			l = slog.New(slog.DiscardHandler)
 		}
+		c.logger = l
 	})
 }
+
+// WithErrorDetail makes a failure's whole message reach the client, in the
+// RUN_ERROR of a run, a subagent's SUBAGENT_ERROR and the JSON body of a
+// rejected request. Without it
+// the client gets a summary: the message with every URL, IP address and
+// host:port in it replaced by "<url>" or "<address>", since a provider's or
+// a transport's error names the endpoints behind the server (a Go HTTP
+// client's reads `Post "http://10.0.0.7:9199/v1/chat": dial tcp
+// 10.0.0.7:9199: connect: connection refused`), which are nobody's
+// business outside it. The log
+// (see [WithLogger]) always has the whole message. Turn it on for
+// development, or for a server whose clients are its own operators.
+func WithErrorDetail() Option { return runOption(func(c *runConfig) { c.errorDetail = true }) }
 
 // WithInputEcho makes RUN_STARTED carry the run's input (RUN_STARTED.input).
 // Off by default: the client already has it. An input whose echo would make
@@ -195,33 +226,36 @@ func WithWriteTimeout(d time.Duration) HandlerOption {
 type inputMode uint8
 
 const (
-	// nullsAsAbsent, the default: a top-level optional member given as
-	// null reads as absent (logged once per request); the rest is strict.
-	nullsAsAbsent inputMode = iota
-	strictInput             // WithStrictInput
-	lenientInput            // WithLenientInput
+	legacyNullsAbsent inputMode = iota // the default: legacy nulls read as absent
+	strictInput                        // WithStrictInput
+	lenientInput                       // WithLenientInput
 )
 
-// By default the handler reads a top-level optional member of RunAgentInput
-// given as null ("tools": null, which the community Go client sends,
-// "context", "resume", "parentRunId", …) as absent, which is what the
-// reference client does to its own input before validating it; each such
-// request is logged at info level, naming the members. Everything else is
-// decoded strictly. The two options below move that line either way.
-
-// WithStrictInput makes the handler refuse every null the protocol does not
-// allow with 400, naming the member ("omit the property instead"): what a
-// server that wants its clients to learn the protocol's "omit instead of
-// null" does. `state: null` stays accepted, a tolerance the protocol keeps.
+// WithStrictInput makes the handler read request bodies strictly, as the
+// protocol's schema says: a null where the protocol wants a member omitted
+// ("tools": null) gets 400 naming its JSON path, as does anything else the
+// schema refuses. Without it a handler reads what real clients send: legacy
+// nulls read as absent, as the reference client does to its own input (a
+// top-level optional member of RunAgentInput given as null, which the
+// community Go client sends for "tools", "context" and "forwardedProps",
+// and the protocol's other legacy nulls deeper in), and each body that
+// needed it is logged once, at level Info, naming the repairs. Everything
+// else is checked as strictly either way. A null state reads as absent in
+// every mode, unlogged: the protocol keeps that tolerance for good.
+//
+// Turn it on for a server whose clients should learn that the protocol
+// says "omit instead of null": a strict server is how they learn it.
 func WithStrictInput() HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.input = strictInput })
 }
 
-// WithLenientInput makes the handler forgive more of what older or careless
-// clients send: after the default's top-level nulls, the body is decoded
-// leniently ([agui.DecodeOptions.Lenient]), which drops members it does not know
-// and reads the protocol's other legacy nulls as absent. Each repair is
-// logged at debug level. A body that is still invalid gets 400.
+// WithLenientInput makes the handler forgive more than legacy nulls: the
+// body is decoded leniently ([agui.DecodeOptions.Lenient]), which also drops
+// members and union variants it does not know (a message of an unknown
+// role, a content part of an unknown type), for peers newer than this
+// server. Each repair is logged in the record of the body's repairs. A body
+// still invalid gets 400. Of WithStrictInput and WithLenientInput, the
+// last given wins.
 func WithLenientInput() HandlerOption {
 	return handlerOption(func(c *handlerConfig) { c.input = lenientInput })
 }

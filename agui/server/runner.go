@@ -197,6 +197,7 @@ func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
 		parent: r.parent,
 		sink:   s,
 		retain: retain,
+		detail: r.cfg.errorDetail,
 	}
 	e.parentCause = r.parentCause
 	e.done, e.parentDone = r.ctx.Done(), r.parent.Done()
@@ -360,16 +361,18 @@ func (r *Runner[S]) callAgent() {
 // there is nothing in flight to recover.
 func (r *Runner[S]) end() {
 	e := r.e
+	panicked := false
 	if !r.returned {
 		if p := recover(); p != nil {
+			panicked = true
 			// A panic that UntilCancelled carried over from another
 			// goroutine already holds the stack where it happened.
 			pe, ok := p.(*PanicError)
 			if !ok {
 				pe = &PanicError{Value: p, Stack: debug.Stack()}
 			}
-			r.cfg.logger.Error("agui/server: agent panicked",
-				"threadId", r.input.ThreadID, "runId", r.input.RunID,
+			r.cfg.logger.ErrorContext(r.parent, "agui/server: agent panicked",
+				"threadId", r.input.ThreadID, "runId", r.input.RunID, "code", string(agui.CodeAgentPanic),
 				"panic", pe.Value, "stack", string(pe.Stack))
 			r.outcome, r.runErr = Outcome{}, AgentPanic(pe.Value, pe.Stack)
 		}
@@ -377,6 +380,9 @@ func (r *Runner[S]) end() {
 	}
 	in := r.input
 	normal, cause := e.finish(in.ThreadID, in.RunID, r.outcome, r.runErr)
+	if !normal {
+		r.logEnd(cause, panicked)
+	}
 	r.outcome, r.rc = Outcome{}, nil // the terminal event carries it now; the agent is done with rc
 	r.release()
 	if !normal {
@@ -389,6 +395,31 @@ func (r *Runner[S]) end() {
 	}
 	if r.slot != nil {
 		r.slot.Add(-1)
+	}
+}
+
+// logEnd logs a run that did not finish normally, for why: a failure at
+// level Error with its whole message (the RUN_ERROR may carry only its
+// summary), a cancellation or a client that left at level Debug. A panic
+// was logged where it was recovered, with its stack, and is not logged
+// twice.
+func (r *Runner[S]) logEnd(cause error, panicLogged bool) {
+	code := agui.CodeDisconnected // the consumer left: finish returns its cause as it is
+	var e *Error
+	if errors.As(cause, &e) {
+		code = e.Code
+	}
+	attrs := []any{"threadId", r.input.ThreadID, "runId", r.input.RunID, "code", string(code), "error", cause.Error()}
+	switch code {
+	case agui.CodeAgentPanic:
+		if panicLogged {
+			return // logged with its stack in end
+		}
+		r.cfg.logger.ErrorContext(r.parent, "agui/server: run failed", attrs...)
+	case agui.CodeCancelled, agui.CodeDisconnected:
+		r.cfg.logger.DebugContext(r.parent, "agui/server: run cancelled", attrs...)
+	default:
+		r.cfg.logger.ErrorContext(r.parent, "agui/server: run failed", attrs...)
 	}
 }
 

@@ -55,6 +55,17 @@ type emitter struct {
 
 	ended  bool  // the terminal event was sent (or the run was abandoned)
 	broken error // non-nil once the sink failed: the cause of DISCONNECTED
+	// detail is WithErrorDetail: the terminal RUN_ERROR carries the
+	// failure's whole message, not its redacted summary.
+	detail bool
+
+	// failed is the first error an emit of the run returned, other than
+	// one refused because its subagent ended (that ends the subagent, not
+	// the run). Once it is set every emit returns it and sends nothing, and
+	// the terminal event reports it, whatever the agent returns: an agent
+	// that ignores an emit's error still ends with the failure, as a
+	// bufio.Writer's Flush reports the first failed Write.
+	failed *Error
 
 	// reused holds the events the streaming hot paths reuse; only touched
 	// under mu and only when !retain. It is allocated by the first delta,
@@ -137,6 +148,9 @@ func (e *emitter) cancelCause() error {
 // after that event sees it.
 func (e *emitter) check(ev agui.Event, sc *scope) error {
 	e.seedHistory()
+	if e.failed != nil {
+		return e.failed
+	}
 	if e.broken != nil {
 		return disconnectedError(e.broken)
 	}
@@ -159,17 +173,71 @@ func (e *emitter) check(ev agui.Event, sc *scope) error {
 // through a handle of subagent scope sc (nil for the run's own).
 func (e *emitter) emit(ev agui.Event, sc *scope) error {
 	if ev == nil {
-		return protocolError(errNilEvent)
+		return e.refuse(protocolError(errNilEvent))
 	}
 	if t := ev.Type(); t == agui.EventTypeRunStarted || t == agui.EventTypeRunFinished || t == agui.EventTypeRunError {
-		return protocolError(errDriverOwned)
+		return e.refuse(protocolError(errDriverOwned))
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := e.check(ev, sc); err != nil {
-		return err
+	return e.checkSend(ev, sc)
+}
+
+// checkSend checks and sends ev, emitted through a handle of scope sc, and
+// records a failure as the run's first (see failed). Called with mu held.
+func (e *emitter) checkSend(ev agui.Event, sc *scope) error {
+	err := e.check(ev, sc)
+	if err == nil {
+		err = e.send(ev, true)
 	}
-	return e.send(ev, true)
+	if err != nil {
+		return e.note(err)
+	}
+	return nil
+}
+
+// note records err, the error of an emit, as the run's failure if it is the
+// first, and returns what the emit returns: the first failure. A refusal
+// because a subagent ended is returned as it is and recorded nowhere: it
+// ends that subagent's handles, not the run. Called with mu held.
+func (e *emitter) note(err error) error {
+	if e.failed != nil {
+		return e.failed
+	}
+	var se *Error
+	if !errors.As(err, &se) {
+		se = AgentError(err)
+	}
+	if errors.Is(se, ErrSubagentEnded) {
+		return se
+	}
+	e.failed = se
+	return se
+}
+
+// refuse is note for a failure found before the event reached the emitter
+// (a value that does not encode, say). A run that was cancelled before it
+// records the cancellation instead, which came first; either way the emit
+// returns the run's first failure.
+func (e *emitter) refuse(err error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.failed == nil && !e.ended {
+		if cause := e.cancelCause(); cause != nil {
+			err = cancelledError(cause)
+		}
+	}
+	return e.note(err)
+}
+
+// firstFailure returns the run's first failed emit's error, or nil.
+func (e *emitter) firstFailure() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.failed == nil {
+		return nil
+	}
+	return e.failed
 }
 
 // send encodes, verifies and delivers ev. With verified false a rejection by
@@ -246,10 +314,7 @@ func (e *emitter) textContent(id, delta string, sc *scope) error {
 		ev = &e.reuse().text
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	if err := e.check(ev, sc); err != nil {
-		return err
-	}
-	return e.send(ev, true)
+	return e.checkSend(ev, sc)
 }
 
 func (e *emitter) toolArgs(id, delta string, sc *scope) error {
@@ -265,10 +330,7 @@ func (e *emitter) toolArgs(id, delta string, sc *scope) error {
 		ev = &e.reuse().args
 		ev.ToolCallID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	if err := e.check(ev, sc); err != nil {
-		return err
-	}
-	return e.send(ev, true)
+	return e.checkSend(ev, sc)
 }
 
 func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
@@ -284,10 +346,7 @@ func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
 		ev = &e.reuse().reasoning
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	if err := e.check(ev, sc); err != nil {
-		return err
-	}
-	return e.send(ev, true)
+	return e.checkSend(ev, sc)
 }
 
 // start emits RUN_STARTED. It does not consult cancellation: a run cancelled
@@ -324,6 +383,12 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		e.ended = true
 		return false, e.broken
 	}
+	usage := UsageOf(runErr)
+	if e.failed != nil {
+		// The first failed emit is the run's failure, whatever the agent
+		// returned after it.
+		runErr = e.failed
+	}
 	var rerr *Error
 	switch c := e.cancelCause(); {
 	case c != nil && errors.Is(c, ErrCancelRequested) && cleanUnwind(e.ctx, runErr):
@@ -331,7 +396,7 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		// returned without leaving anything open ends with the protocol's
 		// cancelled outcome. If the verifier refuses it (something is still
 		// open), the run ends as any cancelled run, with RUN_ERROR.
-		fin, _ := Cancelled().WithUsage(UsageOf(runErr)...).runFinished(threadID, runID)
+		fin, _ := Cancelled().WithUsage(usage...).runFinished(threadID, runID)
 		if err := e.send(fin, true); err == nil {
 			e.ended = true
 			return false, cancelledError(c)
@@ -360,12 +425,16 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		}
 		rerr = asRunError(e.ctx, err)
 	}
-	msg := capMessage(rerr.Message)
+	msg := rerr.Message
+	if !e.detail {
+		msg = redact(msg)
+	}
+	msg = capMessage(msg)
 	if msg == "" {
 		msg = "run failed"
 	}
 	ev := agui.NewRunError(msg)
-	ev.Usage = UsageOf(runErr)
+	ev.Usage = usage
 	code := string(rerr.Code)
 	if code != "" {
 		ev.Code = &code

@@ -59,6 +59,17 @@ func (rc *RunContext[S]) UpdateState(f func(s *S)) {
 	f(&rc.state)
 }
 
+// ChangeState changes the run's state with f, as [RunContext.UpdateState]
+// does, and sends the change to the client, as [RunContext.PublishState]
+// does, under one hold of the state's lock: concurrent changes each go out
+// with their own effect, in the order they were made.
+func (rc *RunContext[S]) ChangeState(f func(s *S)) error {
+	rc.stateMu.Lock()
+	defer rc.stateMu.Unlock()
+	f(&rc.state)
+	return rc.publishLocked(false)
+}
+
 // PublishStateSnapshot emits STATE_SNAPSHOT with the whole state, encoded with
 // encoding/json (failure: SERIALIZATION).
 func (rc *RunContext[S]) PublishStateSnapshot() error {
@@ -66,7 +77,7 @@ func (rc *RunContext[S]) PublishStateSnapshot() error {
 	defer rc.stateMu.Unlock()
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
-		return serializationError(err)
+		return rc.Emitter.e.refuse(serializationError(err))
 	}
 	return rc.snapshot(raw, tree)
 }
@@ -95,9 +106,14 @@ func (rc *RunContext[S]) PublishStateDelta() error { return rc.publishState(true
 func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	rc.stateMu.Lock()
 	defer rc.stateMu.Unlock()
+	return rc.publishLocked(forceDelta)
+}
+
+// publishLocked is publishState with the state's lock held.
+func (rc *RunContext[S]) publishLocked(forceDelta bool) error {
 	raw, tree, err := encodeTree(rc.state)
 	if err != nil {
-		return serializationError(err)
+		return rc.Emitter.e.refuse(serializationError(err))
 	}
 	base := rc.client
 	if !rc.known {
@@ -108,7 +124,7 @@ func (rc *RunContext[S]) publishState(forceDelta bool) error {
 	}
 	patch, err := jsonpatch.DiffValues(base, tree)
 	if err != nil {
-		return serializationError(err)
+		return rc.Emitter.e.refuse(serializationError(err))
 	}
 	if len(patch) == 0 {
 		return nil

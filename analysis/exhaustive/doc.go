@@ -100,16 +100,20 @@
 // # Opting out
 //
 // A switch that deliberately handles only some variants is marked with the
-// directive //agui:nonexhaustive, either on the line directly above the
-// switch statement (above its label, if it has one) or at the end of the line
-// holding the switch keyword:
+// directive //agui:nonexhaustive followed by the reason, either on the line
+// directly above the switch statement (above its label, if it has one) or
+// at the end of the line holding the switch keyword:
 //
-//	//agui:nonexhaustive
+//	//agui:nonexhaustive only text messages matter to this view
 //	switch ev.(type) {
 //
-//	switch ev.Type() { //agui:nonexhaustive only text messages matter here
+//	switch ev.Type() { //agui:nonexhaustive the log line needs the end of the run only
 //
-// Anything after the directive name and a space is free text.
+// Anything after the directive name and a space is the reason, free text;
+// the analyzer does not read it, a reviewer does, so give one: a later
+// reader has to tell a switch that ignores the new event on purpose from
+// one that was forgotten. The directive is the only way to keep a partial
+// switch quiet: a default clause does not (see above).
 //
 // # Generated files
 //
@@ -135,8 +139,22 @@
 //
 //	go get -tool github.com/agui-go/sdk/cmd/agui-exhaustive@latest
 //
-// then run it directly, as go vet's tool, or as go fix's tool to apply the
-// suggested fixes (go tool -n prints the path of the built tool):
+// That needs a published version. Until there is one, a module that uses
+// the SDK already depends on a clone of it through a replace directive, and
+// the tool comes from the same clone (here ../agui-go):
+//
+//	go mod edit -require=github.com/agui-go/sdk@v0.0.0 -replace=github.com/agui-go/sdk=../agui-go
+//	go mod edit -tool=github.com/agui-go/sdk/cmd/agui-exhaustive
+//	go mod tidy
+//
+// or build the command in the clone and run the binary from anywhere:
+//
+//	go -C ../agui-go build -o "$(go env GOPATH)/bin/agui-exhaustive" ./cmd/agui-exhaustive
+//	agui-exhaustive ./...
+//
+// Recorded as a tool, run it directly, as go vet's tool, or as go fix's tool
+// to apply the suggested fixes (go tool -n prints the path of the built
+// tool; with the binary, give its path instead):
 //
 //	go tool agui-exhaustive ./...
 //	go vet -vettool=$(go tool -n agui-exhaustive) ./...

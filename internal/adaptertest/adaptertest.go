@@ -93,11 +93,12 @@ func (r *Replay) Requests() []map[string]any {
 	return append([]map[string]any(nil), r.reqs...)
 }
 
-// RunHTTP posts input to the agent served over HTTP and returns the events
-// of the stream, which the server verifier must accept whole.
-func RunHTTP(t testing.TB, agent server.Agent[server.NoState], input string) []agui.Event {
+// RunHTTP posts input to the agent served over HTTP (a handler with opts)
+// and returns the events of the stream, which the server verifier must
+// accept whole.
+func RunHTTP(t testing.TB, agent server.Agent[server.NoState], input string, opts ...server.HandlerOption) []agui.Event {
 	t.Helper()
-	srv := httptest.NewServer(server.NewHandler(agent))
+	srv := httptest.NewServer(server.NewHandler(agent, opts...))
 	defer srv.Close()
 	resp, err := http.Post(srv.URL, "application/json", bytes.NewBufferString(input))
 	if err != nil {

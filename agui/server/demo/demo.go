@@ -279,11 +279,11 @@ func (a *agent) slow(ctx context.Context, rc *server.RunContext[State]) (server.
 
 // Handler returns the demo agent mounted as an AG-UI HTTP endpoint. So that
 // any AG-UI client can play with it, it answers browser front ends from any
-// origin (CORS, preflight included: the demo holds nothing worth guarding)
-// and reads legacy nulls such as "tools": null as absent. opts come after
-// those defaults.
+// origin (CORS, preflight included: the demo holds nothing worth guarding).
+// Like every handler it reads legacy nulls such as "tools": null as absent.
+// opts come after those defaults.
 func Handler(opts ...server.HandlerOption) http.Handler {
-	defaults := []server.HandlerOption{server.WithCORS("*"), server.WithLenientInput()}
+	defaults := []server.HandlerOption{server.WithCORS("*")}
 	return server.NewHandler(Agent(), append(defaults, opts...)...)
 }
 
