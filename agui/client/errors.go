@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -57,3 +58,22 @@ func transient(status int) bool {
 	}
 	return false
 }
+
+// ctxError is the error of a run whose context ended: ctx.Err(), or, when
+// the context was cancelled with a cause of its own
+// (context.WithCancelCause), an error that matches both. errors.Is(err,
+// context.Canceled) then holds for every cancelled run, whatever the cause,
+// and errors.Is(err, cause) holds too.
+func ctxError(ctx context.Context) error {
+	err, cause := ctx.Err(), context.Cause(ctx)
+	if cause == nil || cause == err {
+		return err
+	}
+	return &abortError{err: err, cause: cause}
+}
+
+// abortError is a context's end with a cause other than its error.
+type abortError struct{ err, cause error }
+
+func (e *abortError) Error() string   { return e.err.Error() + ": " + e.cause.Error() }
+func (e *abortError) Unwrap() []error { return []error{e.err, e.cause} }

@@ -20,7 +20,7 @@ func ExampleAgent() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	a := client.NewAgent(c, client.WithMessages(
+	a := c.NewThread(client.WithMessages(
 		&agui.UserMessage{ID: "u1", Content: agui.TextContent("What is the weather in Paris?")},
 	))
 	res, err := a.Run(context.Background(), client.RunParams{})
@@ -44,7 +44,8 @@ func ExampleClient_Run() {
 	in := &agui.RunAgentInput{ThreadID: "t1", RunID: "r1", Messages: []agui.Message{
 		&agui.UserMessage{ID: "u1", Content: agui.TextContent("please fail")},
 	}}
-	for ev, err := range c.Run(context.Background(), in) {
+	for d, err := range c.Run(context.Background(), in) {
+		ev := d.Event
 		if err != nil {
 			log.Fatal(err) // transport, HTTP status, rejected or truncated stream
 		}
@@ -67,7 +68,7 @@ func ExampleWithProtobuf() {
 	defer srv.Close()
 
 	c, _ := client.New(srv.URL, client.WithProtobuf())
-	a := client.NewAgent(c, client.WithMessages(
+	a := c.NewThread(client.WithMessages(
 		&agui.UserMessage{ID: "u1", Content: agui.TextContent("What is the weather in Paris?")},
 	))
 	res, err := a.Run(context.Background(), client.RunParams{})
