@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net/http/httptest"
@@ -11,8 +12,10 @@ import (
 	"github.com/agui-go/sdk/agui/server/demo"
 )
 
-// An Agent runs the demo agent and reports what the run left behind.
-func ExampleAgent() {
+// A Thread is a conversation a UI drives turn after turn: add what the
+// user says, run, answer the interrupts the run raised, run again, read the
+// messages and the state the agent's events built, stop a run midway.
+func ExampleThread() {
 	srv := httptest.NewServer(demo.Handler())
 	defer srv.Close()
 
@@ -20,22 +23,46 @@ func ExampleAgent() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	a := c.NewThread(client.WithMessages(
-		&agui.UserMessage{ID: "u1", Content: agui.TextContent("What is the weather in Paris?")},
-	))
-	res, err := a.Run(context.Background(), client.RunParams{})
+	ctx := context.Background()
+	t := c.NewThread()
+	t.AddUserMessage("Book a table, but interrupt for approval.")
+	res, err := t.Run(ctx, client.RunParams{})
 	if err != nil {
 		log.Fatal(err)
 	}
+	for _, in := range t.Interrupts() {
+		fmt.Printf("%s: %s\n", res.Outcome.Status, *in.Message)
+		if err := t.Resolve(in.ID, nil); err != nil { // an approval; Resolve(id, answer) sends an answer
+			log.Fatal(err)
+		}
+	}
+	if res, err = t.Run(ctx, client.RunParams{}); err != nil {
+		log.Fatal(err)
+	}
 	last := res.NewMessages[len(res.NewMessages)-1].(*agui.AssistantMessage)
-	fmt.Println(res.Outcome.Status, len(res.Warnings))
-	fmt.Println(*last.Content)
+	fmt.Println(res.Outcome.Status, *last.Content, len(t.Messages()))
+	fmt.Println(string(t.State()))
+
+	stop := errors.New("the user pressed stop")
+	ctx, cancel := context.WithCancelCause(ctx)
+	t.Subscribe(func(d client.Delivery) {
+		if _, ok := d.Event.(*agui.TextMessageContent); ok {
+			cancel(stop) // the first word is enough
+		}
+	})
+	t.AddUserMessage("Now say something slowly.")
+	_, err = t.Run(ctx, client.RunParams{})
+	fmt.Println(errors.Is(err, context.Canceled), errors.Is(err, stop))
 	// Output:
-	// succeeded 0
-	// It will be sunny in Paris, up to 24 °C.
+	// interrupted: Book a table for two at 8pm?
+	// succeeded Booked: a table for two at 8pm. 4
+	// {"topic":"booking","steps":["asked approval","resumed"],"approved":true}
+	// true true
 }
 
-// Client.Run streams the delivered events of one request.
+// Client.Run streams the delivered events of one request, each with its
+// position (d.Pos: the durable sequence number a server with durable runs
+// sends, which Client.Resume takes).
 func ExampleClient_Run() {
 	srv := httptest.NewServer(demo.Handler())
 	defer srv.Close()
@@ -45,11 +72,10 @@ func ExampleClient_Run() {
 		&agui.UserMessage{ID: "u1", Content: agui.TextContent("please fail")},
 	}}
 	for d, err := range c.Run(context.Background(), in) {
-		ev := d.Event
 		if err != nil {
 			log.Fatal(err) // transport, HTTP status, rejected or truncated stream
 		}
-		switch e := ev.(type) { //agui:nonexhaustive the example prints two kinds
+		switch e := d.Event.(type) { //agui:nonexhaustive the example prints two kinds
 		case *agui.TextMessageContent:
 			fmt.Println("text:", e.Delta)
 		case *agui.RunError:
@@ -68,10 +94,9 @@ func ExampleWithProtobuf() {
 	defer srv.Close()
 
 	c, _ := client.New(srv.URL, client.WithProtobuf())
-	a := c.NewThread(client.WithMessages(
-		&agui.UserMessage{ID: "u1", Content: agui.TextContent("What is the weather in Paris?")},
-	))
-	res, err := a.Run(context.Background(), client.RunParams{})
+	t := c.NewThread()
+	t.AddUserMessage("What is the weather in Paris?")
+	res, err := t.Run(context.Background(), client.RunParams{})
 	if err != nil {
 		log.Fatal(err)
 	}
