@@ -144,8 +144,8 @@ type runConfig struct {
 
 // RunConversation folds every delivered event into conv before it is
 // yielded, and passes on the warnings of what conv cannot apply (of the
-// conversation package's kinds) with the event's frame index. It is what an
-// Agent does, for callers of the low-level Run that keep their own
+// conversation package's kinds) with the event's frame index. It is what a
+// Thread does, for callers of the low-level Run that keep their own
 // conversation.
 func RunConversation(conv *conversation.Conversation) RunOption {
 	return func(r *runConfig) { r.conv = conv }

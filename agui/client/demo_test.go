@@ -252,11 +252,11 @@ func testDemoAbort(t *testing.T, b binding) {
 	}
 }
 
-// TestAgentReadsDuringRun reads the conversation from another goroutine
+// TestThreadReadsDuringRun reads the conversation from another goroutine
 // while a run streams into it, and unsubscribes midway (run with -race).
-func TestAgentReadsDuringRun(t *testing.T) { eachBinding(t, testAgentReadsDuringRun) }
+func TestThreadReadsDuringRun(t *testing.T) { eachBinding(t, testThreadReadsDuringRun) }
 
-func testAgentReadsDuringRun(t *testing.T, b binding) {
+func testThreadReadsDuringRun(t *testing.T, b binding) {
 	url, _ := demoAgent(t, b, demo.Config{SlowDelay: time.Millisecond, SlowWords: 200})
 	c, _ := client.New(url, b.opts...)
 	a := c.NewThread(userSays("slow please"))

@@ -165,10 +165,10 @@ func runRun(env *Env, args []string) int {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	// The conversation is folded as the Agent does, so that what the
+	// The conversation is folded as a Thread does, so that what the
 	// reducer cannot apply (a state patch that does not apply, …) is shown
-	// as a warning too. The input is sent as given (curl semantics): an
-	// Agent would refuse a resume for interrupts it has not seen.
+	// as a warning too. The input is sent as given (curl semantics): a
+	// Thread would refuse a resume for interrupts it has not seen.
 	conv := conversation.New(in.Messages, in.State)
 	start := time.Now()
 	var runErr error
