@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"net/http/httptest"
+	"time"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/demo"
+	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
 // A Thread is a conversation a UI drives turn after turn: add what the
@@ -106,4 +110,42 @@ func ExampleWithProtobuf() {
 	// Output:
 	// succeeded 0
 	// It will be sunny in Paris, up to 24 °C.
+}
+
+// A program that handled events up to some position, then lost its
+// process, picks a durable run up there: Resume delivers every later event
+// once, at the positions a first reader saw.
+func ExampleClient_Resume() {
+	mux := http.NewServeMux()
+	server.Mount(mux, "/agent", demo.Handler(server.WithDurableRuns(server.DurableConfig{
+		Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll,
+		Detach: time.Minute, // the run outlives a reader that leaves
+	})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	c, _ := client.New(srv.URL + "/agent")
+	in := &agui.RunAgentInput{ThreadID: "t1", RunID: "r1", Messages: []agui.Message{
+		&agui.UserMessage{ID: "u1", Content: agui.TextContent("please fail")},
+	}}
+	var kept client.Position
+	for d, err := range c.Run(context.Background(), in) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if d.Event.Type() == agui.EventTypeTextMessageStart {
+			kept = d.Pos // the last event handled before the process died
+			break
+		}
+	}
+	for d, err := range c.Resume(context.Background(), "r1", kept) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(d.Pos, d.Event.Type())
+	}
+	// Output:
+	// 3 TEXT_MESSAGE_CONTENT
+	// 4 TEXT_MESSAGE_END
+	// 5 RUN_ERROR
 }
