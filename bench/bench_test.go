@@ -459,7 +459,8 @@ func TestClientsReadTheSameEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ours []string
-	for ev, err := range c.Run(ctx, &agui.RunAgentInput{ThreadID: threadID, RunID: runID}) {
+	for d, err := range c.Run(ctx, &agui.RunAgentInput{ThreadID: threadID, RunID: runID}) {
+		ev := d.Event
 		if err != nil {
 			t.Fatal(err)
 		}

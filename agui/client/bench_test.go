@@ -213,7 +213,7 @@ func benchLoopback(b *testing.B, ct string, payload []byte, opts ...client.Optio
 	b.ReportAllocs()
 	b.SetBytes(int64(len(payload)))
 	for b.Loop() {
-		a := client.NewAgent(c)
+		a := c.NewThread()
 		res, err := a.Run(context.Background(), client.RunParams{})
 		if err != nil {
 			b.Fatal(err)

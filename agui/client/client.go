@@ -145,8 +145,8 @@ type runConfig struct {
 
 // RunConversation folds every delivered event into conv before it is
 // yielded, and passes on the warnings of what conv cannot apply (of the
-// conversation package's kinds) with the event's frame index. It is what an
-// Agent does, for callers of the low-level Run that keep their own
+// conversation package's kinds) with the event's frame index. It is what a
+// Thread does, for callers of the low-level Run that keep their own
 // conversation.
 func RunConversation(conv *conversation.Conversation) RunOption {
 	return func(r *runConfig) { r.conv = conv }
@@ -195,31 +195,33 @@ func (e *HTTPError) Error() string {
 
 // Run POSTs in to the agent and iterates over the events delivered to
 // application code: every event that survives the pipeline (see Pipeline),
-// in order. A failure (transport, HTTP status, a rejected or truncated
-// stream) is yielded once as the last pair, with a nil event; a RUN_ERROR
-// sent by the agent is an event, not a failure. Cancelling ctx, or
-// breaking out of the loop, aborts the request: the agent sees the
-// connection close.
+// in order, each with its [Position] (the durable sequence number, when the
+// server sends one, that [Client.Resume] takes). A failure (transport, HTTP
+// status, a rejected or truncated stream) is yielded once as the last pair,
+// with a zero Delivery; a RUN_ERROR sent by the agent is an event, not a
+// failure. Cancelling ctx, or breaking out of the loop, aborts the request:
+// the agent sees the connection close, and the error of a cancelled ctx
+// matches both ctx.Err() and its cause (context.WithCancelCause).
 //
 // The input is sent as given, after the era shims of the client's
 // maxProtocolVersion; protocolVersion is declared when absent and the peer
 // is 1.0 or newer. in is not modified.
-func (c *Client) Run(ctx context.Context, in *agui.RunAgentInput, opts ...RunOption) iter.Seq2[agui.Event, error] {
-	return func(yield func(agui.Event, error) bool) {
+func (c *Client) Run(ctx context.Context, in *agui.RunAgentInput, opts ...RunOption) iter.Seq2[Delivery, error] {
+	return func(yield func(Delivery, error) bool) {
 		stopped := false
-		err := c.run(ctx, in, opts, func(ev agui.Event, _ int) bool {
-			stopped = !yield(ev, nil)
+		err := c.run(ctx, in, opts, func(d Delivery, _ int) bool {
+			stopped = !yield(d, nil)
 			return !stopped
 		})
 		if err != nil && !stopped {
-			yield(nil, err)
+			yield(Delivery{}, err)
 		}
 	}
 }
 
-// run is Run with the frame index of each event, for the Agent's warnings.
+// run is Run with the frame index of each event, for the Thread's warnings.
 // It returns nil when deliver stopped it.
-func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOption, deliver func(agui.Event, int) bool) error {
+func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOption, deliver func(Delivery, int) bool) error {
 	var rc runConfig
 	for _, o := range opts {
 		o(&rc)
@@ -233,22 +235,25 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 	if err != nil {
 		return err
 	}
-	return c.consume(ctx, resp, in.RunID, 0, rc, warn, deliver)
+	return c.consume(ctx, resp, in.RunID, Position{}, rc, warn, deliver)
 }
 
 // consume reads a run's stream from resp through the pipeline. An SSE
 // stream whose events carry ids (durable runs) is reattached to run runID
 // when the connection drops before the terminal event (see
-// WithResumeAttempts). Events numbered skip or lower go through the
-// pipeline, which checks the run from its start, but are not delivered. It
-// closes resp's body.
-func (c *Client) consume(ctx context.Context, resp *http.Response, runID string, skip uint64, rc runConfig, warn func(agui.Warning), deliver func(agui.Event, int) bool) error {
+// WithResumeAttempts). Events at skip or before go through the pipeline,
+// which checks the run from its start, but are not delivered. It closes
+// resp's body.
+func (c *Client) consume(ctx context.Context, resp *http.Response, runID string, skip Position, rc runConfig, warn func(agui.Warning), deliver func(Delivery, int) bool) error {
 	defer func() { resp.Body.Close() }()
 	p, _ := NewPipeline(PipelineWarnings(warn))
 	p.era = c.era
 	stopped, ended := false, false
-	lastID := func() string { return "" }
-	var lastSeq uint64 // with skip: the number of the last event read
+	var sr *sse.Reader // the SSE reader of the connection being read, nil for protobuf
+	// The position of the event being delivered. The SSE id is parsed once
+	// per id: a stream without ids compares "" with "" and nothing more.
+	var pos Position
+	var posID string
 	each := func(ev agui.Event) bool {
 		if rc.conv != nil {
 			for _, w := range rc.conv.Apply(ev) {
@@ -258,15 +263,18 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 		}
 		t := ev.Type()
 		ended = t == agui.EventTypeRunFinished || t == agui.EventTypeRunError
-		if skip > 0 {
-			if seq, err := strconv.ParseUint(lastID(), 10, 64); err == nil {
-				lastSeq = seq
-				if seq <= skip {
-					return true
-				}
+		if sr != nil {
+			if id := sr.LastEventID(); id != posID {
+				posID = id
+				pos.Seq, _ = strconv.ParseUint(id, 10, 64) // 0 for an id that is not a number
 			}
 		}
-		stopped = !deliver(ev, p.index)
+		at := pos
+		pos.Part++
+		if skip != (Position{}) && !at.After(skip) {
+			return true
+		}
+		stopped = !deliver(Delivery{Event: ev, Pos: at}, p.index)
 		return !stopped
 	}
 	var next func() ([]byte, error)
@@ -279,7 +287,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 		r := sse.NewReader(resp.Body)
 		r.SetMaxFrame(c.maxFrame)
 		defer func() { r.Release() }() // the reader of the last connection: its buffer serves the next run
-		lastID = func() string { return r.LastEventID() }
+		sr = r
 		crWarned := false
 		attempts := 0
 		var hint time.Duration // the last refusal's Retry-After
@@ -320,6 +328,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 				r = sse.NewReader(resp.Body)
 				r.SetMaxFrame(c.maxFrame)
 				r.SetLastEventID(last)
+				sr = r
 			}
 		}
 	}
@@ -329,14 +338,15 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 			if err := p.Finish(); err != nil {
 				return err
 			}
-			if skip > lastSeq && ended {
-				return fmt.Errorf("%w: run %s ended with event %d, before event %d", ErrCursorPastEnd, runID, lastSeq, skip)
+			if skip.Seq > pos.Seq && ended {
+				return fmt.Errorf("%w: run %s ended with event %d, before event %d", ErrCursorPastEnd, runID, pos.Seq, skip.Seq)
 			}
 			return nil
 		}
 		if err != nil {
 			return c.readFailure(ctx, p, err)
 		}
+		pos.Part = 0
 		if err := push(frame, each); err != nil {
 			return err
 		}

@@ -54,7 +54,8 @@ func input() *agui.RunAgentInput {
 func collect(t *testing.T, c *client.Client, in *agui.RunAgentInput, opts ...client.RunOption) (types []string, warns []agui.Warning, err error) {
 	t.Helper()
 	opts = append(opts, client.RunWarnings(func(w agui.Warning) { warns = append(warns, w) }))
-	for ev, e := range c.Run(context.Background(), in, opts...) {
+	for d, e := range c.Run(context.Background(), in, opts...) {
+		ev := d.Event
 		if e != nil {
 			err = e
 			break
@@ -190,12 +191,12 @@ func TestRunCancel(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			var err error
-			for ev, e := range c.Run(ctx, input()) {
+			for d, e := range c.Run(ctx, input()) {
 				if e != nil {
 					err = e
 					break
 				}
-				if ev.Type() == agui.EventTypeTextMessageStart {
+				if d.Event.Type() == agui.EventTypeTextMessageStart {
 					cancel(tc.cause)
 				}
 			}
@@ -311,7 +312,7 @@ func TestReducerWarningsKeepTheirKind(t *testing.T) {
 	}
 	check("Run", warns)
 
-	a := client.NewAgent(c, client.WithThreadID("t"), client.WithState(json.RawMessage(`{}`)))
+	a := c.NewThread(client.WithThreadID("t"), client.WithState(json.RawMessage(`{}`)))
 	res, err := a.Run(context.Background(), client.RunParams{RunID: "r"})
 	if err != nil {
 		t.Fatal(err)

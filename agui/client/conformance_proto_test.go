@@ -96,7 +96,7 @@ func runFixture(t *testing.T, f conformance.Fixture, url string, extra ...client
 	if err != nil {
 		t.Fatal(err)
 	}
-	var agentOpts []client.AgentOption
+	var agentOpts []client.ThreadOption
 	var params client.RunParams
 	if f.Input != nil {
 		in, _, err := client.DecodeInput(f.Input)
@@ -106,8 +106,9 @@ func runFixture(t *testing.T, f conformance.Fixture, url string, extra ...client
 		agentOpts = append(agentOpts, client.WithMessages(in.Messages...), client.WithState(in.State))
 		params = client.RunParams{Tools: in.Tools, Context: in.Context, ForwardedProps: in.ForwardedProps, Resume: in.Resume}
 	}
-	a := client.NewAgent(c, agentOpts...)
-	a.Subscribe(func(ev agui.Event) {
+	a := c.NewThread(agentOpts...)
+	a.Subscribe(func(d client.Delivery) {
+		ev := d.Event
 		b, _ := agui.AppendEvent(nil, ev)
 		fmt.Fprintf(&out, "event %s\n", b)
 	})

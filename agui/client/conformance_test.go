@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var agentOpts []client.AgentOption
+			var agentOpts []client.ThreadOption
 			var params client.RunParams
 			if f.Input != nil {
 				in, ws, err := client.DecodeInput(f.Input)
@@ -46,8 +46,9 @@ func TestConformance(t *testing.T) {
 				agentOpts = append(agentOpts, client.WithMessages(in.Messages...), client.WithState(in.State))
 				params = client.RunParams{Tools: in.Tools, Context: in.Context, ForwardedProps: in.ForwardedProps, Resume: in.Resume}
 			}
-			a := client.NewAgent(c, agentOpts...)
-			a.Subscribe(func(ev agui.Event) {
+			a := c.NewThread(agentOpts...)
+			a.Subscribe(func(d client.Delivery) {
+				ev := d.Event
 				b, err := agui.AppendEvent(nil, ev)
 				if err != nil {
 					t.Errorf("a delivered %s does not encode: %v", ev.Type(), err)

@@ -100,7 +100,7 @@ func (w wordWriter) Write(p []byte) (int, error) {
 // Unwrap lets the handler's http.ResponseController reach the real writer.
 func (w wordWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func userSays(text string) client.AgentOption {
+func userSays(text string) client.ThreadOption {
 	return client.WithMessages(&agui.UserMessage{ID: agui.NewID(), Content: agui.TextContent(text)})
 }
 
@@ -112,9 +112,9 @@ func TestDemoTour(t *testing.T) { eachBinding(t, testDemoTour) }
 func testDemoTour(t *testing.T, b binding) {
 	url, _ := demoAgent(t, b, demo.Config{})
 	c, _ := client.New(url, b.opts...)
-	a := client.NewAgent(c, userSays("What is the weather in Paris?"))
+	a := c.NewThread(userSays("What is the weather in Paris?"))
 	var types []string
-	a.Subscribe(func(ev agui.Event) { types = append(types, string(ev.Type())) })
+	a.Subscribe(func(d client.Delivery) { types = append(types, string(d.Event.Type())) })
 	res, err := a.Run(context.Background(), client.RunParams{})
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestDemoInterruptResume(t *testing.T) { eachBinding(t, testDemoInterruptRes
 func testDemoInterruptResume(t *testing.T, b binding) {
 	url, _ := demoAgent(t, b, demo.Config{})
 	c, _ := client.New(url, b.opts...)
-	a := client.NewAgent(c, userSays("Book a table, but interrupt for approval."))
+	a := c.NewThread(userSays("Book a table, but interrupt for approval."))
 	res, err := a.Run(context.Background(), client.RunParams{})
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +194,7 @@ func TestDemoFailure(t *testing.T) { eachBinding(t, testDemoFailure) }
 func testDemoFailure(t *testing.T, b binding) {
 	url, _ := demoAgent(t, b, demo.Config{})
 	c, _ := client.New(url, b.opts...)
-	a := client.NewAgent(c, userSays("please fail"))
+	a := c.NewThread(userSays("please fail"))
 	res, err := a.Run(context.Background(), client.RunParams{})
 	if err != nil {
 		t.Fatal(err)
@@ -219,12 +219,13 @@ func TestDemoAbort(t *testing.T) { eachBinding(t, testDemoAbort) }
 func testDemoAbort(t *testing.T, b binding) {
 	url, words := demoAgent(t, b, demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500})
 	c, _ := client.New(url, b.opts...)
-	a := client.NewAgent(c, userSays("go slow"))
+	a := c.NewThread(userSays("go slow"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var at int64
 	contents := 0
-	a.Subscribe(func(ev agui.Event) {
+	a.Subscribe(func(d client.Delivery) {
+		ev := d.Event
 		if ev.Type() == agui.EventTypeTextMessageContent {
 			if contents++; contents == 3 {
 				at = words.written.Load()
@@ -251,17 +252,17 @@ func testDemoAbort(t *testing.T, b binding) {
 	}
 }
 
-// TestAgentReadsDuringRun reads the conversation from another goroutine
+// TestThreadReadsDuringRun reads the conversation from another goroutine
 // while a run streams into it, and unsubscribes midway (run with -race).
-func TestAgentReadsDuringRun(t *testing.T) { eachBinding(t, testAgentReadsDuringRun) }
+func TestThreadReadsDuringRun(t *testing.T) { eachBinding(t, testThreadReadsDuringRun) }
 
-func testAgentReadsDuringRun(t *testing.T, b binding) {
+func testThreadReadsDuringRun(t *testing.T, b binding) {
 	url, _ := demoAgent(t, b, demo.Config{SlowDelay: time.Millisecond, SlowWords: 200})
 	c, _ := client.New(url, b.opts...)
-	a := client.NewAgent(c, userSays("slow please"))
+	a := c.NewThread(userSays("slow please"))
 	seen := 0
 	var unsubscribe func()
-	unsubscribe = a.Subscribe(func(agui.Event) {
+	unsubscribe = a.Subscribe(func(client.Delivery) {
 		if seen++; seen == 50 {
 			unsubscribe()
 		}

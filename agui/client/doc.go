@@ -5,13 +5,19 @@
 // Two levels:
 //
 //   - [Client.Run] is one request: an iter.Seq2 of the delivered events,
-//     ending with at most one error (transport, [*HTTPError], or a
-//     [*StreamError] for a rejected or truncated stream). Cancelling the
-//     context, or breaking out of the loop, aborts the request.
-//   - [Agent] is a conversation with one agent, like the reference's
-//     HttpAgent: thread id, messages and state kept across runs, each input
-//     built from them (package conversation), resumes checked before they
-//     are sent, and a [Result] per run.
+//     each a [Delivery] with its [Position], ending with at most one error
+//     (transport, [*HTTPError], or a [*StreamError] for a rejected or
+//     truncated stream). Cancelling the context, or breaking out of the
+//     loop, aborts the request; the error of a cancelled context matches
+//     context.Canceled and the cause it was cancelled with.
+//     [Client.Resume] picks a durable run up after a position.
+//   - [Thread] ([Client.NewThread]) is a conversation with one agent over
+//     many runs, like the reference's HttpAgent: thread id, messages, state,
+//     subscribers and pending interrupts kept across runs; the UI adds
+//     messages, sets state, answers interrupts and returns frontend tool
+//     results between runs, and each input is built from all of it
+//     (package conversation), resumes checked before they are sent, with a
+//     [Result] per run.
 //
 // Between the bytes and the application sits the reference client's
 // pipeline ([Pipeline]): the compatibility boundary (retired THINKING_*
@@ -33,7 +39,7 @@
 //
 // Everything repaired, dropped or not applied along the way is an
 // [agui.Warning] value (kind, frame index, message), given to hooks
-// ([WithWarnings], [RunWarnings]) and kept on the Agent's [Result];
+// ([WithWarnings], [RunWarnings]) and kept on the Thread's [Result];
 // [LogWarnings] sends them to a slog.Logger. The kinds are the root
 // package's for any stream reader ([agui.WarnStripped], [agui.WarnDropped],
 // [agui.WarnFraming]), this package's for its shims ([WarnLegacy],

@@ -107,7 +107,8 @@ func fuzzRun(t *testing.T, rt http.RoundTripper) int {
 		t.Fatal(err)
 	}
 	events, errs := 0, 0
-	for ev, err := range c.Run(context.Background(), in) {
+	for d, err := range c.Run(context.Background(), in) {
+		ev := d.Event
 		if errs > 0 {
 			t.Fatalf("a pair after the error: %v %v", ev, err)
 		}

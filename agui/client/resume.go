@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/internal/ctxcause"
 )
 
@@ -46,34 +45,34 @@ func (c *Client) runURL(runID, action string) string {
 // never sent (the server answers such a cursor with 400 INVALID_CURSOR).
 var ErrCursorPastEnd = errors.New("agui client: the run ended before the resume cursor")
 
-// Resume delivers run runID of a server with durable runs after its event
-// number after (0: the whole run) and follows it live to its end, as
-// [Client.Run] does once the run started: the same pipeline, the same
-// reattaching when the connection drops. It serves a client that lost its
-// process, not only its connection (agui run --resume).
+// Resume delivers run runID of a server with durable runs after position
+// after (the zero Position: the whole run) and follows it live to its end,
+// as [Client.Run] does once the run started: the same pipeline, the same
+// positions, the same reattaching when the connection drops. It serves a
+// client that lost its process, not only its connection: given the
+// [Delivery.Pos] of the last event it handled, it gets every later event
+// once (agui run --resume).
 //
 // The run is read from its start, so that the pipeline checks it whole, and
 // the events up to after are not delivered. after equal to the run's last
 // event delivers nothing; after beyond it ends with [ErrCursorPastEnd] once
 // the run has ended (a live run is followed until then).
-func (c *Client) Resume(ctx context.Context, runID string, after uint64, opts ...RunOption) iter.Seq2[agui.Event, error] {
-	return func(yield func(agui.Event, error) bool) {
+func (c *Client) Resume(ctx context.Context, runID string, after Position, opts ...RunOption) iter.Seq2[Delivery, error] {
+	return func(yield func(Delivery, error) bool) {
 		var rc runConfig
 		for _, o := range opts {
 			o(&rc)
 		}
 		stopped := false
-		// The run is read from its start, so that the pipeline checks it
-		// whole; the events up to after are not delivered.
 		resp, err := c.resume(ctx, runID, "", 0, rc.header, 0)
 		if err == nil {
-			err = c.consume(ctx, resp, runID, after, rc, c.warnFunc(rc.warn), func(ev agui.Event, _ int) bool {
-				stopped = !yield(ev, nil)
+			err = c.consume(ctx, resp, runID, after, rc, c.warnFunc(rc.warn), func(d Delivery, _ int) bool {
+				stopped = !yield(d, nil)
 				return !stopped
 			})
 		}
 		if err != nil && !stopped {
-			yield(nil, err)
+			yield(Delivery{}, err)
 		}
 	}
 }
@@ -132,6 +131,9 @@ func (c *Client) Cancel(ctx context.Context, runID string) error {
 	c.setHeaders(req, nil)
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("agui client: %w", ctxcause.Err(ctx))
+		}
 		return fmt.Errorf("agui client: %w", err)
 	}
 	defer resp.Body.Close()

@@ -49,7 +49,8 @@ func durableMux(agent server.Agent[server.NoState], detach time.Duration) http.H
 func runAll(t *testing.T, c *client.Client, in *agui.RunAgentInput) []string {
 	t.Helper()
 	var out []string
-	for ev, err := range c.Run(context.Background(), in) {
+	for d, err := range c.Run(context.Background(), in) {
+		ev := d.Event
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,8 @@ func TestClientResume(t *testing.T) {
 	all := runAll(t, c, &agui.RunAgentInput{ThreadID: "t", RunID: "r1"})
 	for _, after := range []uint64{0, 3, uint64(len(all))} {
 		var got []string
-		for ev, err := range c.Resume(context.Background(), "r1", after) {
+		for d, err := range c.Resume(context.Background(), "r1", client.Position{Seq: after}) {
+			ev := d.Event
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +162,8 @@ func TestClientResume(t *testing.T) {
 	// A cursor past the run's last event is an error, not an empty run.
 	var n int
 	var last error
-	for ev, err := range c.Resume(context.Background(), "r1", uint64(len(all)+5)) {
+	for d, err := range c.Resume(context.Background(), "r1", client.Position{Seq: uint64(len(all) + 5)}) {
+		ev := d.Event
 		if ev != nil {
 			n++
 		}
@@ -170,7 +173,7 @@ func TestClientResume(t *testing.T) {
 		t.Fatalf("resume after %d of %d events: %d events, error %v", len(all)+5, len(all), n, last)
 	}
 	var herr *client.HTTPError
-	for _, err := range c.Resume(context.Background(), "nope", 0) {
+	for _, err := range c.Resume(context.Background(), "nope", client.Position{}) {
 		if !errors.As(err, &herr) || herr.Status != http.StatusNotFound {
 			t.Fatalf("unknown run: %v", err)
 		}

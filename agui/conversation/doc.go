@@ -73,7 +73,11 @@
 // RunAgentInput (E.4), which also refuses a stale, incomplete, expired or
 // cross-thread resume with a [*ResumeError] (E.5) before anything is sent,
 // and applies the version shims of older peers to that input itself.
-// [Conversation.NewMessages] is the run's newMessages.
+// [Conversation.NewMessages] is the run's newMessages. Between runs the UI's
+// side goes in through [Conversation.Append] (what the user said, a
+// frontend tool's result) and [Conversation.SetState], as the reference's
+// addMessage and setState; [Conversation.ToolCall] gives a pending call's
+// name and arguments.
 //
 // Differences from the reference: a message or tool call is copied when
 // it is kept or handed out, where the reference sometimes shares one object

@@ -26,12 +26,12 @@ func runOnce(t *testing.T, url string, in *agui.RunAgentInput) ([]agui.Event, st
 	}
 	var evs []agui.Event
 	var text strings.Builder
-	for ev, err := range c.Run(t.Context(), in) {
+	for d, err := range c.Run(t.Context(), in) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		evs = append(evs, ev)
-		if d, ok := ev.(*agui.TextMessageContent); ok {
+		evs = append(evs, d.Event)
+		if d, ok := d.Event.(*agui.TextMessageContent); ok {
 			text.WriteString(d.Delta)
 		}
 	}

@@ -57,14 +57,14 @@ func BenchmarkReadAnswer(b *testing.B) {
 		}))
 		defer srv.Close()
 		c, _ := client.New(srv.URL)
-		warm := client.NewAgent(c) // a connection and the pools, as the reference's warm-up run does
+		warm := c.NewThread() // a connection and the pools, as the reference's warm-up run does
 		if _, err := warm.Run(context.Background(), client.RunParams{}); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportAllocs()
 		cpu0 := cpuNow()
 		for b.Loop() {
-			a := client.NewAgent(c, client.WithThreadID("t"))
+			a := c.NewThread(client.WithThreadID("t"))
 			if _, err := a.Run(context.Background(), client.RunParams{RunID: "r"}); err != nil {
 				b.Fatal(err)
 			}

@@ -74,7 +74,8 @@ func runOnce(t *testing.T, url string) record {
 		t.Fatal(err)
 	}
 	in := &agui.RunAgentInput{ThreadID: "t", RunID: "r"}
-	for ev, err := range c.Run(context.Background(), in) {
+	for d, err := range c.Run(context.Background(), in) {
+		ev := d.Event
 		if err != nil {
 			r.Err = err.Error()
 			if errors.Is(err, verify.ErrTruncated) {

@@ -238,7 +238,8 @@ func TestClientReattachesToOtherReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for ev, err := range c.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}) {
+	for d, err := range c.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r1"}) {
+		ev := d.Event
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -96,7 +96,8 @@ func runRun(env *Env, args []string) int {
 	asJSON := fs.Bool("json", false, "print each delivered event as one JSON line, and nothing else, on standard output")
 	timeout := fs.Duration("timeout", 0, "give up after this `duration` (0: no limit)")
 	resume := fs.String("resume", "", "read the durable run with this `id` again instead of starting one")
-	after := fs.Uint64("after", 0, "with --resume: show the events after this `number`")
+	var after client.Position
+	fs.TextVar(&after, "after", client.Position{}, "with --resume: show the events after this `position` (SEQ or SEQ.PART, as a client delivered it)")
 	var operands []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -128,7 +129,7 @@ func runRun(env *Env, args []string) int {
 	if *resume != "" && (*message != "" || *inputFile != "" || *state != "" || *thread != "") {
 		return usageErr("--resume reads a run that exists: --message, --input, --state and --thread do not apply")
 	}
-	if *after > 0 && *resume == "" {
+	if after != (client.Position{}) && *resume == "" {
 		return usageErr("--after needs --resume")
 	}
 
@@ -164,25 +165,25 @@ func runRun(env *Env, args []string) int {
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
-	// The conversation is folded as the Agent does, so that what the
+	// The conversation is folded as a Thread does, so that what the
 	// reducer cannot apply (a state patch that does not apply, …) is shown
-	// as a warning too. The input is sent as given (curl semantics): an
-	// Agent would refuse a resume for interrupts it has not seen.
+	// as a warning too. The input is sent as given (curl semantics): a
+	// Thread would refuse a resume for interrupts it has not seen.
 	conv := conversation.New(in.Messages, in.State)
 	start := time.Now()
 	var runErr error
 	events := c.Run(ctx, in, client.RunConversation(conv))
 	if *resume != "" {
 		conv = conversation.New(nil, nil)
-		events = c.Resume(ctx, *resume, *after, client.RunConversation(conv))
-		p.resumed, p.after = *resume, *after
+		events = c.Resume(ctx, *resume, after, client.RunConversation(conv))
+		p.resumed, p.after = *resume, after
 	}
-	for ev, err := range events {
+	for d, err := range events {
 		if err != nil {
 			runErr = err
 			break
 		}
-		p.event(ev)
+		p.event(d.Event)
 	}
 	p.state = conv.State()
 	p.endLine()

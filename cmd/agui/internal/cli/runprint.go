@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
 )
 
 // printer shows a run: the human view streams on stdout, the JSON view
@@ -31,7 +32,7 @@ type printer struct {
 	cur      string            // the message or tool call the current line streams
 	// resumed names the run of --resume; after is its --after.
 	resumed string
-	after   uint64
+	after   client.Position
 }
 
 // resume starts a new line when a delta belongs to another stream than the
@@ -274,7 +275,7 @@ func (p *printer) summary(ctx context.Context, runErr error, took time.Duration)
 		if p.resumed != "" && p.events == 0 {
 			// Resume ends without error only once the run ended: it had
 			// nothing after the cursor.
-			fmt.Fprintf(p.err, "agui run: run %s has no events after %d (%s)\n", p.resumed, p.after, stats)
+			fmt.Fprintf(p.err, "agui run: run %s has no events after %v (%s)\n", p.resumed, p.after, stats)
 			break
 		}
 		fmt.Fprintf(p.err, "agui run: the stream held no run (%s)\n", stats)
