@@ -51,7 +51,7 @@ var ErrCursorPastEnd = errors.New("agui client: the run ended before the resume 
 // positions, the same reattaching when the connection drops. It serves a
 // client that lost its process, not only its connection: given the
 // [Delivery.Pos] of the last event it handled, it gets every later event
-// once (agui run --resume).
+// once (agui run --reattach).
 //
 // The run is read from its start, so that the pipeline checks it whole, and
 // the events up to after are not delivered. after equal to the run's last

@@ -71,7 +71,7 @@ func serveDemo(t *testing.T, args ...string) (url string, stop func() (int, stri
 }
 
 // Two `agui demo --nats` sharing one NATS server are replicas of one agent:
-// a run served by A is read again through B by `agui run --resume`, whole
+// a run served by A is read again through B by `agui run --reattach`, whole
 // or after a sequence, and both demos stop cleanly (nothing leaks: the
 // NATS connection and the lease watch end with the command).
 func TestDemoNATS(t *testing.T) {
@@ -103,9 +103,9 @@ func TestDemoNATS(t *testing.T) {
 		want []string
 		code int
 	}{
-		{"whole run on B", []string{"--resume", "nats-run"}, lines, ExitOK},
-		{"after 5 on B", []string{"--resume", "nats-run", "--after", "5"}, lines[5:], ExitOK},
-		{"unknown run on B", []string{"--resume", "no-such-run"}, nil, ExitRejected},
+		{"whole run on B", []string{"--reattach", "nats-run"}, lines, ExitOK},
+		{"after 5 on B", []string{"--reattach", "nats-run", "--after", "5"}, lines[5:], ExitOK},
+		{"unknown run on B", []string{"--reattach", "no-such-run"}, nil, ExitRejected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -24,37 +28,54 @@ const (
 	ExitInterrupted = 130 // Ctrl-C: the request was aborted (the shell's convention for SIGINT)
 )
 
-const runUsage = `usage: agui run URL [--message TEXT | --input FILE] [--state JSON] [--thread ID]
-                [-H 'Key: Value']... [--max-protocol-version V] [--proto] [--json]
-                [--timeout D]
-       agui run URL --resume RUN_ID [--after SEQ] [-H …] [--json] [--timeout D]
+const runUsage = `usage: agui run URL [--message TEXT] [--input FILE] [--state JSON] [--thread ID]
+                [--approve | --decline] [--resume-with ID=JSON]... [--ask]
+                [--final FILE] [-H 'Key: Value']... [--max-protocol-version V]
+                [--proto] [--json] [--timeout D]
+       agui run URL --reattach RUN_ID [--after POS] [-H …] [--json] [--timeout D]
 
-Runs the AG-UI agent at URL once, the curl of AG-UI: POSTs a RunAgentInput
-and reads the answer as a client does (compatibility boundary, lenient
+Runs the AG-UI agent at URL, the curl of AG-UI: POSTs a RunAgentInput and
+reads the answer as a client does (compatibility boundary, lenient
 decoding, chunk expansion, the client verifier; a stream that stops inside a
 run is an error). Assistant text streams as it arrives; tool calls,
 reasoning, state changes and warnings are shown as they happen (coloured on
 a terminal unless NO_COLOR is set). Warnings and the closing summary go to
 standard error.
 
-The input is a user message (--message) or a RunAgentInput document
-(--input FILE, - for standard input; threadId, runId and messages may be
-left out). --state and --thread override what the document says.
+The input is a RunAgentInput document (--input FILE, - for standard input;
+threadId, runId and messages may be left out), a user message (--message),
+or both: the message is added after the document's messages. --state and
+--thread override what the document says.
+
+A run that ends with interrupts is answered and the thread run again, with
+the messages and state the run left, until a run ends otherwise:
+--approve resolves every interrupt, --decline cancels every one, and
+--resume-with ID=JSON resolves interrupt ID with the JSON value as its
+payload (repeatable; it wins over --approve and --decline for that id).
+When standard input is a terminal, or with --ask, each interrupt the flags
+leave open is asked about on standard error. Without any of these the
+interrupts are shown and the command ends.
+
+--final FILE writes the thread after the last run (threadId, messages,
+state) to FILE (- for standard output) as a RunAgentInput document: the
+next turn is agui run URL --input FILE --message TEXT.
 
 With --proto the request asks for the protobuf binding (SSE stays
 admitted as the fallback). Either way the answer is read in the binding
 its Content-Type names, through the same checks.
 
-With --resume, nothing is POSTed: the run RUN_ID of a server with durable
+With --reattach, nothing is POSTed: the run RUN_ID of a server with durable
 runs (agui demo --resumable) is read again from GET URL/runs/RUN_ID/events,
-its events after number SEQ shown, and followed live to its end.
+its events after position POS (SEQ or SEQ.PART) shown, and followed live
+to its end.
 
 With --json, standard output holds every delivered event as one JSON line
 and nothing else.
 
 Exit status: 0 the run finished; 3 the run (the last one, if the stream
 held several) ended with RUN_ERROR; 1 the stream was rejected or truncated,
-or the request failed; 2 usage; 130 interrupted (Ctrl-C aborts the request).
+the request failed, or an interrupt the flags were to answer had no answer;
+2 usage; 130 interrupted (Ctrl-C aborts the request).
 
 flags:
 `
@@ -95,9 +116,19 @@ func runRun(env *Env, args []string) int {
 	proto := fs.Bool("proto", false, "ask for the protobuf binding (application/vnd.ag-ui.event+proto), SSE as the fallback")
 	asJSON := fs.Bool("json", false, "print each delivered event as one JSON line, and nothing else, on standard output")
 	timeout := fs.Duration("timeout", 0, "give up after this `duration` (0: no limit)")
-	resume := fs.String("resume", "", "read the durable run with this `id` again instead of starting one")
+	reattach := fs.String("reattach", "", "read the durable run with this `id` again instead of starting one")
 	var after client.Position
-	fs.TextVar(&after, "after", client.Position{}, "with --resume: show the events after this `position` (SEQ or SEQ.PART, as a client delivered it)")
+	fs.Var(positionFlag{&after}, "after", "with --reattach: show the events after this `position` (SEQ or SEQ.PART, as a client delivered it)")
+	var ans answerer
+	fs.BoolVar(&ans.approve, "approve", false, "resolve every interrupt, run after run, without a payload")
+	fs.BoolVar(&ans.decline, "decline", false, "cancel every interrupt, run after run")
+	fs.Var(&ans.with, "resume-with", "resolve the interrupt with this id with this payload, as `ID=JSON`; repeatable")
+	ask := fs.Bool("ask", false, "ask on standard error how to answer each interrupt (default: when standard input is a terminal)")
+	final := fs.String("final", "", "write the thread after the last run to `file` (- for standard output), as a RunAgentInput document")
+	if renamed := renamedFlag(args); renamed != "" {
+		fmt.Fprintf(env.Stderr, "agui run: %s\n", renamed)
+		return ExitUsage
+	}
 	var operands []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -120,18 +151,28 @@ func runRun(env *Env, args []string) int {
 	if len(operands) != 1 {
 		return usageErr("want exactly one URL, got %d arguments", len(operands))
 	}
-	if *message != "" && *inputFile != "" {
-		return usageErr("--message and --input exclude each other")
-	}
 	if *timeout < 0 {
 		return usageErr("--timeout must not be negative")
 	}
-	if *resume != "" && (*message != "" || *inputFile != "" || *state != "" || *thread != "") {
-		return usageErr("--resume reads a run that exists: --message, --input, --state and --thread do not apply")
+	if *reattach != "" && (*message != "" || *inputFile != "" || *state != "" || *thread != "") {
+		return usageErr("--reattach reads a run that exists: --message, --input, --state and --thread do not apply")
 	}
-	if after != (client.Position{}) && *resume == "" {
-		return usageErr("--after needs --resume")
+	if *reattach != "" && (ans.some() || *ask || *final != "") {
+		return usageErr("--reattach reads a run that exists: --approve, --decline, --resume-with, --ask and --final need a run this command starts")
 	}
+	if after != (client.Position{}) && *reattach == "" {
+		return usageErr("--after needs --reattach")
+	}
+	if ans.approve && ans.decline {
+		return usageErr("--approve and --decline exclude each other")
+	}
+	if *final == "-" && *asJSON {
+		return usageErr("--final - would mix with --json's events on standard output: give --final a file")
+	}
+	// A terminal on standard input is a person who can answer, unless the
+	// input document comes from there.
+	ans.ask = *ask || (*inputFile != "-" && isTTY(env.Stdin))
+	ans.in, ans.prompt = bufio.NewReader(env.Stdin), env.Stderr
 
 	in, inWarns, err := buildInput(env, *message, *inputFile, *state, *thread)
 	if err != nil {
@@ -167,27 +208,141 @@ func runRun(env *Env, args []string) int {
 	}
 	// The conversation is folded as a Thread does, so that what the
 	// reducer cannot apply (a state patch that does not apply, …) is shown
-	// as a warning too. The input is sent as given (curl semantics): a
-	// Thread would refuse a resume for interrupts it has not seen.
-	conv := conversation.New(in.Messages, in.State)
+	// as a warning too. The first input is sent as given (curl semantics):
+	// a Thread would refuse a resume for interrupts it has not seen. The
+	// runs that answer interrupts are built from the conversation.
 	start := time.Now()
-	var runErr error
-	events := c.Run(ctx, in, client.RunConversation(conv))
-	if *resume != "" {
-		conv = conversation.New(nil, nil)
-		events = c.Resume(ctx, *resume, after, client.RunConversation(conv))
-		p.resumed, p.after = *resume, after
+	if *reattach != "" {
+		p.resumed, p.after = *reattach, after
+		runErr := p.consume(c.Resume(ctx, *reattach, after, client.RunConversation(conversation.New(nil, nil))))
+		p.endLine()
+		return p.summary(ctx, runErr, time.Since(start))
 	}
-	for d, err := range events {
+	conv := conversation.New(in.Messages, in.State)
+	var runErr error
+	for runs := 1; ; runs++ {
+		runErr = p.consume(c.Run(ctx, in, client.RunConversation(conv)))
+		out := conv.Outcome()
+		if runErr != nil || out.Status != conversation.Interrupted || !ans.some() {
+			break
+		}
+		p.endLine()
+		if runs == maxAnsweredRuns {
+			runErr = fmt.Errorf("stopped after %d runs, each of which ended with interrupts", runs)
+			break
+		}
+		entries, err := ans.answer(conv.Interrupts())
+		if errors.Is(err, errStopped) {
+			// The user stopped at the prompt: the run stands as it ended.
+			fmt.Fprintf(p.err, "agui run: %v; the thread stays interrupted\n", err)
+			break
+		}
+		if err != nil {
+			runErr = fmt.Errorf("%w; answer it with --approve, --decline, --resume-with ID=JSON or --ask", err)
+			break
+		}
+		next, err := conv.NextInput(conversation.InputOptions{ThreadID: in.ThreadID,
+			Tools: in.Tools, Context: in.Context, ForwardedProps: in.ForwardedProps, Resume: entries})
 		if err != nil {
 			runErr = err
 			break
 		}
-		p.event(d.Event)
+		fmt.Fprintf(p.err, "agui run: answering %s; running again\n", answers(entries))
+		in = next
+	}
+	for _, id := range ans.unused() {
+		fmt.Fprintf(p.err, "agui run: --resume-with %s: no interrupt had this id\n", id)
 	}
 	p.state = conv.State()
 	p.endLine()
+	if *final != "" && conv.Outcome().RunID != "" {
+		if err := writeFinal(env, *final, in.ThreadID, conv); err != nil {
+			fmt.Fprintf(env.Stderr, "agui run: --final: %v\n", err)
+			if runErr == nil {
+				runErr = err
+			}
+		}
+	}
 	return p.summary(ctx, runErr, time.Since(start))
+}
+
+// consume shows every event of a run, returning the error that ended it.
+func (p *printer) consume(events iter.Seq2[client.Delivery, error]) error {
+	for d, err := range events {
+		if err != nil {
+			return err
+		}
+		p.event(d.Event)
+	}
+	return nil
+}
+
+// answers describes resume entries for the log line of a run that answers
+// them.
+func answers(entries []agui.ResumeEntry) string {
+	parts := make([]string, len(entries))
+	for i, e := range entries {
+		switch {
+		case e.Status == agui.ResumeStatusCancelled:
+			parts[i] = e.InterruptID + " (declined)"
+		case e.Payload != nil:
+			parts[i] = e.InterruptID + " with " + compact(e.Payload)
+		default:
+			parts[i] = e.InterruptID + " (approved)"
+		}
+	}
+	return "interrupt " + strings.Join(parts, ", ")
+}
+
+// renamedFlag returns the message for a flag agui run no longer has, or "".
+func renamedFlag(args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "resume" {
+			return "--resume is now --reattach (read a durable run again); to answer an interrupt, use --approve, --decline or --resume-with ID=JSON"
+		}
+	}
+	return ""
+}
+
+// writeFinal writes the thread as conv holds it after the last run, as a
+// RunAgentInput document without a run id, to path (- for stdout).
+func writeFinal(env *Env, path, threadID string, conv *conversation.Conversation) error {
+	// Without activity messages, as a client sends the thread (they are the
+	// UI's, not the agent's).
+	msgs := slices.DeleteFunc(conv.Messages(), func(m agui.Message) bool {
+		_, activity := m.(*agui.ActivityMessage)
+		return activity
+	})
+	in := agui.RunAgentInput{ThreadID: threadID, Messages: msgs, State: conv.State()}
+	if in.Messages == nil {
+		in.Messages = []agui.Message{}
+	}
+	full, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(full, &members); err != nil {
+		return err
+	}
+	var doc bytes.Buffer
+	doc.WriteByte('{')
+	for i, k := range []string{"threadId", "messages", "state"} {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		fmt.Fprintf(&doc, "%q:%s", k, members[k])
+	}
+	doc.WriteString("}\n")
+	if path == "-" {
+		_, err = env.Stdout.Write(doc.Bytes())
+		return err
+	}
+	return os.WriteFile(path, doc.Bytes(), 0o644)
 }
 
 // buildInput makes the RunAgentInput from the flags.
@@ -212,9 +367,9 @@ func buildInput(env *Env, message, file, state, thread string) (*agui.RunAgentIn
 	} else {
 		in.ThreadID, in.RunID = agui.NewID(), agui.NewID()
 		in.Messages = []agui.Message{}
-		if message != "" {
-			in.Messages = append(in.Messages, &agui.UserMessage{ID: agui.NewID(), Content: agui.TextContent(message)})
-		}
+	}
+	if message != "" {
+		in.Messages = append(in.Messages, &agui.UserMessage{ID: agui.NewID(), Content: agui.TextContent(message)})
 	}
 	if thread != "" {
 		in.ThreadID = thread

@@ -13,7 +13,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
-// agui run --resume reads a durable run again: the whole run, or the events
+// agui run --reattach reads a durable run again: the whole run, or the events
 // after --after.
 func TestRunResume(t *testing.T) {
 	h := demo.Handler(server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll}))
@@ -35,13 +35,13 @@ func TestRunResume(t *testing.T) {
 		want []string
 		code int
 	}{
-		{"whole run", []string{"--resume", "run-1"}, lines, ExitOK},
-		{"after 2", []string{"--resume", "run-1", "--after", "2"}, lines[2:], ExitOK},
-		{"after the last event", []string{"--resume", "run-1", "--after", strconv.Itoa(len(lines))}, []string{""}, ExitOK},
-		{"after past the end", []string{"--resume", "run-1", "--after", strconv.Itoa(len(lines) + 1)}, []string{""}, ExitRejected},
-		{"unknown run", []string{"--resume", "nope"}, nil, ExitRejected},
-		{"after without resume", []string{"--after", "2"}, nil, ExitUsage},
-		{"resume with a message", []string{"--resume", "run-1", "--message", "hi"}, nil, ExitUsage},
+		{"whole run", []string{"--reattach", "run-1"}, lines, ExitOK},
+		{"after 2", []string{"--reattach", "run-1", "--after", "2"}, lines[2:], ExitOK},
+		{"after the last event", []string{"--reattach", "run-1", "--after", strconv.Itoa(len(lines))}, []string{""}, ExitOK},
+		{"after past the end", []string{"--reattach", "run-1", "--after", strconv.Itoa(len(lines) + 1)}, []string{""}, ExitRejected},
+		{"unknown run", []string{"--reattach", "nope"}, nil, ExitRejected},
+		{"after without reattach", []string{"--after", "2"}, nil, ExitUsage},
+		{"reattach with a message", []string{"--reattach", "run-1", "--message", "hi"}, nil, ExitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -30,7 +30,7 @@ type printer struct {
 	names    map[string]string // tool call id → name
 	state    []byte            // the final state, for the summary
 	cur      string            // the message or tool call the current line streams
-	// resumed names the run of --resume; after is its --after.
+	// resumed names the run of --reattach; after is its --after.
 	resumed string
 	after   client.Position
 }
