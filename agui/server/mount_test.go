@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -33,6 +34,10 @@ func TestMount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Read to the end: the run's stream ends after its terminal event is
+		// in the log, so the cancel below finds the run ended. Closing the
+		// body unread left the run going, detached, and the cancel was 202.
+		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		return resp.StatusCode
 	}
