@@ -18,10 +18,11 @@ func (l *Log) Probes() uint64 { return l.probes.Load() }
 func EventSubject(runID string) string { return "agui_runlog.ev." + key(runID) }
 
 // SetStartWindow sets how long Start takes a half-made start for one still
-// under way; it returns the previous value.
+// under way; it returns the previous setting (-1: none, the default of
+// twice the request timeout).
 func SetStartWindow(d time.Duration) time.Duration {
-	old := startWindow
-	startWindow = d
+	old := startWindowOverride
+	startWindowOverride = d
 	return old
 }
 

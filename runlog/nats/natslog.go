@@ -110,7 +110,19 @@ type Options struct {
 	// server then ends its client's stream with that code). Default 1
 	// minute.
 	MaxOutage time.Duration
+	// RequestTimeout bounds each JetStream request the log makes (a
+	// publish and its acknowledgement, a lookup, a read's setup): a
+	// request sent to a server that then went away is never answered, and
+	// bounded by its caller's context alone it held the caller as long as
+	// that context lasted. A request that times out during an append is
+	// tried again within MaxOutage. Default 5s; raise it where JetStream
+	// answers slowly under load (a burst of a thousand runs starting at
+	// once on a small machine, say).
+	RequestTimeout time.Duration
 }
+
+// defaultRequestTimeout is Options.RequestTimeout's default.
+const defaultRequestTimeout = 5 * time.Second
 
 // defaultWindow is Options.Window's default: enough events ahead of the
 // log that a fast agent's appends go out packed (a window of 64 reached
@@ -178,10 +190,16 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if opts.Window == 0 {
 		opts.Window = defaultWindow
 	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = defaultRequestTimeout
+	}
 	// Pipelined appends (Options.Window) are asynchronous publishes: an
 	// acknowledgement that never comes fails after the request timeout,
-	// and many runs may each have a window out at once.
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(apiTimeout), jetstream.WithPublishAsyncMaxPending(1<<16))
+	// and many runs may each have a window out at once. A request whose
+	// context has no deadline (a KV write under the caller's context) is
+	// bounded by the same timeout.
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(opts.RequestTimeout),
+		jetstream.WithPublishAsyncTimeout(opts.RequestTimeout), jetstream.WithPublishAsyncMaxPending(1<<16))
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +396,7 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 		// its), and a fence an earlier try left behind (its answer lost,
 		// the start given up) is simply replaced. Expecting none made every
 		// retry of that POST fail for good.
-		fctx, cancel := context.WithTimeout(ctx, apiTimeout)
+		fctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 		ack, err := l.js.Publish(fctx, l.fenceSubject(info.RunID), []byte(info.Owner))
 		cancel()
 		if err != nil {
@@ -395,7 +413,15 @@ func (l *Log) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error
 // a start still under way (each of its steps waits at most the request
 // timeout): younger, Start answers ErrUnavailable, to be tried again;
 // older, it is a start that failed halfway, and Start takes the id over.
-var startWindow = 2 * apiTimeout
+// Tests set startWindowOverride.
+func (l *Log) startWindow() time.Duration {
+	if startWindowOverride >= 0 {
+		return startWindowOverride
+	}
+	return 2 * l.opts.RequestTimeout
+}
+
+var startWindowOverride time.Duration = -1 // none
 
 // takeOver is Start's answer to a run id the meta bucket already has: a
 // run that started (it holds a lease or has events) is ErrExists; a start
@@ -422,7 +448,7 @@ func (l *Log) takeOver(ctx context.Context, runID string, data []byte) error {
 	} else if last != nil {
 		return runlog.ErrExists
 	}
-	if time.Since(e.Created()) < startWindow {
+	if time.Since(e.Created()) < l.startWindow() {
 		return fmt.Errorf("%w: an earlier start of run %q has not finished", runlog.ErrUnavailable, runID)
 	}
 	if _, err := l.meta.Update(ctx, k, data, e.Revision()); err != nil {
@@ -546,7 +572,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				// Nothing kept is wanted: follow live from after the last.
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last.Sequence+1
 			} else {
-				sctx, cancel := context.WithTimeout(ctx, apiTimeout)
+				sctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 				start, err := l.seek(sctx, runID, first, last, after+1)
 				cancel()
 				if err != nil {
@@ -573,7 +599,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 		var msgs jetstream.MessagesContext
 		open := func() error {
 			var err error
-			octx, cancel := context.WithTimeout(ctx, apiTimeout)
+			octx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 			cons, err = l.stream.OrderedConsumer(octx, cfg)
 			cancel()
 			if err != nil {
@@ -633,7 +659,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				// there on a new consumer.
 				// A stream that cannot say for longer than the read waits
 				// out an outage ends the read with ErrUnavailable.
-				bctx, cancel := context.WithTimeout(ctx, apiTimeout)
+				bctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 				start, behind, err := l.behind(bctx, runID, after)
 				cancel()
 				switch {
@@ -742,11 +768,6 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 	}
 }
 
-// apiTimeout bounds each JetStream request a read makes. A request sent to
-// a server that then went away is never answered: bounded by the read's
-// own context alone, it held the read as long as that context lasted.
-const apiTimeout = 5 * time.Second
-
 // readerPatience bounds how long a read waits for a log it cannot reach:
 // a lease longer than a run waits (Options.MaxOutage), so that a reader
 // gets the end its run's owner gives the run after an outage. Past it the
@@ -762,7 +783,7 @@ func (l *Log) reopen(ctx context.Context, runID string, after uint64, whole bool
 	shut()
 	deadline := time.Now().Add(l.readerPatience())
 	for {
-		bctx, cancel := context.WithTimeout(ctx, apiTimeout)
+		bctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 		start, behind, err := l.behind(bctx, runID, after)
 		cancel()
 		if errors.Is(err, runlog.ErrExpired) || errors.Is(err, runlog.ErrNotFound) {
@@ -798,14 +819,14 @@ func (l *Log) reopen(ctx context.Context, runID string, after uint64, whole bool
 // before it asks the stream whether the run has moved on without it.
 const readerStall = 3 * time.Second
 
-// infoRetrying is info, each try bounded by apiTimeout, tried again for up
+// infoRetrying is info, each try bounded by the request timeout, tried again for up
 // to readerPatience while the failure is the connection's or the cluster's
 // (a request to a server that went away, a leader being elected) rather
 // than an answer about the run.
 func (l *Log) infoRetrying(ctx context.Context, runID string) (info runlog.Info, first, last *jetstream.RawStreamMsg, err error) {
 	deadline := time.Now().Add(l.readerPatience())
 	for {
-		ictx, cancel := context.WithTimeout(ctx, apiTimeout)
+		ictx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 		info, first, last, err = l.info(ictx, runID)
 		cancel()
 		switch {
@@ -824,9 +845,9 @@ func (l *Log) infoRetrying(ctx context.Context, runID string) (info runlog.Info,
 	}
 }
 
-// lastWithin is last bounded by apiTimeout.
+// lastWithin is last bounded by the request timeout.
 func (l *Log) lastWithin(ctx context.Context, runID string) (*jetstream.RawStreamMsg, error) {
-	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	ctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 	defer cancel()
 	return l.last(ctx, runID)
 }
@@ -1253,7 +1274,7 @@ func (w *writer) Close() error {
 			end = w.l.unavailableEvent(w.failed)
 		}
 		w.adopt(w.failed)
-		err := w.finish(end, time.Now().Add(apiTimeout))
+		err := w.finish(end, time.Now().Add(w.l.opts.RequestTimeout))
 		if err == nil || errIsLost(err) || !errors.Is(err, runlog.ErrUnavailable) {
 			// Ended (by this writer or by another replica), or refused for
 			// good: a refused end keeps the lease to expire.
@@ -1346,7 +1367,7 @@ func (w *writer) finish(end []byte, giveUp time.Time) error {
 // (w.streamSeq) and takes in the highest number among them and the stream
 // sequence of the last: the run's end in the log once its fence moved.
 func (w *writer) settleTail() error {
-	ctx, cancel := context.WithTimeout(w.l.ctx, apiTimeout)
+	ctx, cancel := context.WithTimeout(w.l.ctx, w.l.opts.RequestTimeout)
 	defer cancel()
 	for next := w.streamSeq + 1; ; {
 		m, err := w.l.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(w.subject))

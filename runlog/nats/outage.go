@@ -63,7 +63,7 @@ func (l *Log) publishRetrying(ctx context.Context, msg *nats.Msg, expect jetstre
 	refused func(err error) (seq uint64, again bool, rerr error)) (uint64, error) {
 	backoff := 50 * time.Millisecond
 	for {
-		pctx, cancel := context.WithTimeout(ctx, apiTimeout)
+		pctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 		ack, err := l.js.PublishMsg(pctx, msg, expect)
 		cancel()
 		switch {
@@ -107,7 +107,7 @@ func (l *Log) pause(ctx context.Context, d time.Duration, giveUp time.Time) {
 
 // lastOf returns the last message on subject (nil: none).
 func (l *Log) lastOf(ctx context.Context, subject string) (*jetstream.RawStreamMsg, error) {
-	ctx, cancel := context.WithTimeout(ctx, apiTimeout)
+	ctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 	defer cancel()
 	last, err := l.stream.GetLastMsgForSubject(ctx, subject)
 	if errors.Is(err, jetstream.ErrMsgNotFound) {

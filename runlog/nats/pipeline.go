@@ -230,7 +230,7 @@ func (p *pipe) run() {
 // past MaxOutage), then those already in; it returns what is left and the
 // failure that stopped it.
 func (p *pipe) take(out []flight) ([]flight, error) {
-	t := time.NewTimer(apiTimeout)
+	t := time.NewTimer(p.w.l.opts.RequestTimeout)
 	defer t.Stop()
 	for first := true; len(out) > 0; first = false {
 		f := out[0]
@@ -303,7 +303,7 @@ func (p *pipe) repair(out []flight, unsent []*nats.Msg, failure error) error {
 		return failure
 	}
 	var again []*nats.Msg
-	wait := time.NewTimer(apiTimeout) // for all the answers out, at most
+	wait := time.NewTimer(p.w.l.opts.RequestTimeout) // for all the answers out, at most
 	defer wait.Stop()
 	for i, f := range out {
 		if f.ack != nil && (i > 0 || failure == nil) { // the failed one's answer is in already

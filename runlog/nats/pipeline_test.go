@@ -22,7 +22,11 @@ func newWindowLog(t testing.TB, url string, window int) (*natslog.Log, *nats.Con
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: steadyLease, Memory: true, Window: window})
+	// The tests here check what the window does, not how fast JetStream
+	// answers: a generous request timeout keeps a thousand runs starting
+	// at once on a starved machine from failing on an acknowledgement that
+	// took more than the default 5s.
+	l, err := natslog.New(context.Background(), nc, natslog.Options{Lease: steadyLease, Memory: true, Window: window, RequestTimeout: steadyLease})
 	if err != nil {
 		t.Fatal(err)
 	}
