@@ -73,9 +73,10 @@ With --json, standard output holds every delivered event as one JSON line
 and nothing else.
 
 Exit status: 0 the run finished; 3 the run (the last one, if the stream
-held several) ended with RUN_ERROR; 1 the stream was rejected or truncated,
-the request failed, or an interrupt the flags were to answer had no answer;
-2 usage; 130 interrupted (Ctrl-C aborts the request).
+held several) ended with RUN_ERROR; 1 the stream was rejected, truncated or
+held no run at all (an empty answer), the request failed, or an interrupt
+the flags were to answer had no answer; 2 usage; 130 interrupted (Ctrl-C
+aborts the request).
 
 flags:
 `

@@ -34,6 +34,10 @@ func TestRunDemo(t *testing.T) {
 	}))
 	defer deny.Close()
 	refused := deny.URL
+	empty := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream") // and not one event
+	}))
+	defer empty.Close()
 	tests := []struct {
 		name   string
 		args   []string
@@ -65,6 +69,7 @@ func TestRunDemo(t *testing.T) {
 		{"bad version", []string{url, "--max-protocol-version", "latest"}, ExitUsage, nil, []string{"MAJOR.MINOR"}, ""},
 		{"bad header", []string{url, "-H", "nocolon"}, ExitUsage, nil, []string{"Key: Value"}, ""},
 		{"refused", []string{refused, "--message", "a"}, ExitRejected, nil, []string{"HTTP 401", "UNAUTHENTICATED: a token is required"}, ""},
+		{"an empty answer", []string{empty.URL, "--message", "a"}, ExitRejected, nil, []string{"the answer held no run"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -278,7 +278,12 @@ func (p *printer) summary(ctx context.Context, runErr error, took time.Duration)
 			fmt.Fprintf(p.err, "agui run: run %s has no events after %v (%s)\n", p.resumed, p.after, stats)
 			break
 		}
-		fmt.Fprintf(p.err, "agui run: the stream held no run (%s)\n", stats)
+		// An answer without a run is no success: "0, the run finished"
+		// must be something a user can trust. (The client library, like
+		// the reference's verifier, accepts an empty stream: it is for the
+		// caller to say what one means.)
+		fmt.Fprintf(p.err, "%s the answer held no run: no RUN_STARTED, nothing ran (%s)\n", p.paintErr(red, "agui run: failed:"), stats)
+		return ExitRejected
 	}
 	return ExitOK
 }
