@@ -305,19 +305,31 @@ func (c *Conversation) startToolCall(ws []agui.Warning, ev *agui.ToolCallStart) 
 				parent = e
 			} else {
 				ws = append(ws, warning(ParentNotAssistant, fmt.Sprintf("TOOL_CALL_START: parentMessageId '%s' matches a '%s' message, not assistant — falling back to toolCallId", *pm, roleOf(e.msg))))
-				parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}})
+				parent = c.newAssistant(ev.ToolCallID, ev.SubagentRunID)
 			}
 		} else {
-			parent = c.push(&entry{msg: &agui.AssistantMessage{ID: *pm, Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}})
+			parent = c.newAssistant(*pm, ev.SubagentRunID)
 		}
 	} else {
-		parent = c.push(&entry{msg: &agui.AssistantMessage{ID: ev.ToolCallID, Attribution: agui.Attribution{SubagentRunID: cp(ev.SubagentRunID)}}})
+		parent = c.newAssistant(ev.ToolCallID, ev.SubagentRunID)
 	}
 	am := parent.msg.(*agui.AssistantMessage)
 	am.ToolCalls = append(am.ToolCalls, agui.ToolCall{ID: ev.ToolCallID, Function: agui.FunctionCall{Name: ev.ToolCallName}})
 	k := &call{e: parent, i: len(am.ToolCalls) - 1}
 	c.calls[ev.ToolCallID] = k
 	return c.mergeInto(ws, &am.ToolCalls[k.i].Metadata, ev.Metadata)
+}
+
+// newAssistant adds the assistant message a tool call starts, with id. It
+// is attributed to the subagent that started the call only when no message
+// held the id before: a message under a clashing id is not the subagent's
+// to claim (the reference's rule).
+func (c *Conversation) newAssistant(id string, subagent *string) *entry {
+	am := &agui.AssistantMessage{ID: id}
+	if _, taken := c.byID[id]; !taken {
+		am.SubagentRunID = cp(subagent)
+	}
+	return c.push(&entry{msg: am})
 }
 
 // toolResult mints the tool message and places it right after the assistant

@@ -81,8 +81,19 @@
 //
 // Differences from the reference: a message or tool call is copied when
 // it is kept or handed out, where the reference sometimes shares one object
-// between two places (a MESSAGES_SNAPSHOT over duplicate local ids); and the
-// JSON Patch departures listed in package jsonpatch. internal/interop
+// between two places (a MESSAGES_SNAPSHOT over duplicate local ids); the
+// JSON Patch departures listed in package jsonpatch; and the target of a
+// text delta whose message id two messages share. A TOOL_CALL_RESULT may
+// mint its tool message under the id of a text message being streamed;
+// the tool message sits right after its call's message, so it can come
+// first, and the reference, which looks up the first message with the id,
+// then appends later TEXT_MESSAGE_CONTENT to the tool message and replaces
+// its content parts with the text. Here the text goes to the message its
+// TEXT_MESSAGE_START opened, the first made with the id, and the tool
+// message keeps its parts: matching would lose what the agent sent.
+// (A tool call's new assistant message under an id already taken is, as in
+// the reference, not attributed to the subagent that started the call.)
+// internal/interop (TestReducerDivergences) pins both cases on both sides. internal/interop
 // (TestReducerParity) runs random event sequences through both reducers and
 // requires the same messages, state, pending interrupts and warnings.
 //
