@@ -14,6 +14,13 @@ import (
 // (Index -1). A document is a template: a missing threadId or runId gets a
 // fresh UUID and missing messages an empty list, so a file holding only
 // messages is a valid input. A malformed known member is an error.
+//
+// The legacy binary part is upgraded whatever peer the input goes to, as
+// the reference client's outgoing enforcement does; the reference does it
+// silently (its history holds the retired shape until it is sent), while
+// here the document is read into Go types, which cannot hold it, so the
+// warning says what was rewritten. internal/interop
+// (TestLegacyBinaryTowardACurrentPeer) pins both clients' behaviour.
 func DecodeInput(data []byte) (*agui.RunAgentInput, []agui.Warning, error) {
 	var warns []agui.Warning
 	add := func(kind agui.WarningKind, msg string) {
