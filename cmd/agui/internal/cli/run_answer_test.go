@@ -175,7 +175,11 @@ func TestRunAsksOnATerminal(t *testing.T) {
 		t.Fatal("script(1) is part of Debian's essential bsdutils; without it this test cannot give the command a terminal:", err)
 	}
 	bin := filepath.Join(t.TempDir(), "agui")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/agui-go/sdk/cmd/agui").CombinedOutput(); err != nil {
+	build := []string{"build", "-o", bin}
+	if raceEnabled {
+		build = append(build, "-race") // as this test was built: the packages come from the cache
+	}
+	if out, err := exec.Command("go", append(build, "github.com/agui-go/sdk/cmd/agui")...).CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	url := demoURL(t)
