@@ -53,9 +53,14 @@ type Expect struct {
 	RequestAbsentPaths []string                   `json:"requestAbsentPaths"`
 }
 
-// Load reads every fixture named in streams/MANIFEST.txt.
-func Load() ([]Fixture, error) {
-	dir, err := spectest.Dir()
+// Load reads every fixture of the 1.0 corpus named in streams/MANIFEST.txt.
+func Load() ([]Fixture, error) { return LoadVersion("1.0") }
+
+// LoadVersion is Load for the corpus of another protocol version: "1.1"
+// reads the upstream 1.1 streams as published (same format and expect
+// keys; they declare "1.1" where the 1.0 copies declare "1.0").
+func LoadVersion(version string) ([]Fixture, error) {
+	dir, err := spectest.VersionDir(version)
 	if err != nil {
 		return nil, err
 	}
