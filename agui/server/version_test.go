@@ -101,7 +101,9 @@ func TestRefusesNewerMajor(t *testing.T) {
 	if w.Code != http.StatusBadRequest || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
 		t.Fatalf("status %d %s: %s", w.Code, w.Header().Get("Content-Type"), w.Body)
 	}
-	var answer struct{ Error struct{ Code, Message string } }
+	var answer struct {
+		Error struct{ Code, Message string }
+	}
 	if err := json.Unmarshal(w.Body.Bytes(), &answer); err != nil {
 		t.Fatal(err)
 	}
