@@ -43,7 +43,7 @@ func TestVersionsEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch ev := d.Event.(type) {
+			switch ev := d.Event.(type) { //agui:nonexhaustive the test looks at two types
 			case *agui.RunStarted:
 				declared = *ev.ProtocolVersion
 			case *agui.ReasoningEncryptedValue:

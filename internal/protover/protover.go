@@ -170,7 +170,7 @@ const member = "encryptedValueType"
 // event that loses something is copied, as deep as the loss goes; one that
 // loses nothing is returned itself, with nil.
 func StripEvent(ev agui.Event) (agui.Event, []string) {
-	switch e := ev.(type) {
+	switch e := ev.(type) { //agui:nonexhaustive only the events that carry what 1.1 added
 	case *agui.ReasoningEncryptedValue:
 		if e.EncryptedValueType == nil {
 			return ev, nil
