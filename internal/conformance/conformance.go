@@ -1,5 +1,6 @@
-// Package conformance runs the AG-UI 1.0 stream conformance corpus
-// (agui-spec/1.0/conformance/streams) against a consumer: it loads the
+// Package conformance runs the AG-UI stream conformance corpora
+// (agui-spec/1.0/conformance/streams, and upstream's 1.1 streams as
+// published in agui-spec/1.1) against a consumer: it loads the
 // fixtures, serves each stream over loopback HTTP exactly as written, and
 // checks what the consumer recorded against the fixture's expect block,
 // with the partial-match rules of the corpus README. It is test support,

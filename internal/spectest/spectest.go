@@ -1,5 +1,6 @@
-// Package spectest locates the shared AG-UI 1.0 test data (the official
-// schema, its fixtures and the conformance streams) for tests. The data lives
+// Package spectest locates the shared AG-UI test data (the official 1.0
+// schema, its fixtures and the conformance streams; the official 1.1 schema,
+// its conformance streams and .proto files) for tests. The data lives
 // beside the repository in ../shared/agui-spec and is never copied into it.
 package spectest
 
