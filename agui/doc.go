@@ -1,4 +1,4 @@
-// Package agui holds the AG-UI 1.0 protocol types: the 31 events behind the
+// Package agui holds the AG-UI 1.1 protocol types: the 31 events behind the
 // sealed [Event] interface, [RunAgentInput] and everything nested in it, and
 // their JSON codec.
 //

@@ -18,6 +18,7 @@ import (
 	"github.com/agui-go/sdk/agui/protoframe"
 	"github.com/agui-go/sdk/agui/sse"
 	"github.com/agui-go/sdk/internal/ctxcause"
+	"github.com/agui-go/sdk/internal/protover"
 )
 
 // The Accept headers a client sends. With WithProtobuf it names the
@@ -39,7 +40,8 @@ type Client struct {
 	http      *http.Client
 	header    http.Header
 	maxFrame  int
-	maxVer    string
+	own       protover.Version  // WithProtocolVersion
+	peer      *protover.Version // WithMaxProtocolVersion; nil: the same as own
 	era       era
 	onWarning func(agui.Warning)
 	proto     bool
@@ -83,17 +85,37 @@ func WithMaxFrame(n int) Option {
 }
 
 // WithMaxProtocolVersion declares the newest protocol version the agent
-// speaks (default 1.0.0). Below 1.0 the input does not declare
-// protocolVersion; at 0.0.57 or older subagents are removed in both
-// directions; at 0.0.39 or older content parts are flattened to text. Each
+// speaks (default: the client's own, see WithProtocolVersion). Below 1.0 the
+// input does not declare protocolVersion; at 0.0.57 or older subagents are
+// removed in both directions; at 0.0.39 or older content parts are flattened
+// to text; below 1.1 the input's messages lose encryptedValueType, and the
+// input declares the peer's version, the one it was translated to. Each
 // loss is reported as a WarnEra warning.
 func WithMaxProtocolVersion(v string) Option {
 	return func(c *Client) error {
-		ver, err := parseVersion(v)
+		ver, err := protover.Parse(v)
+		if err != nil {
+			return fmt.Errorf("agui client: %w", err)
+		}
+		c.peer = &ver
+		return nil
+	}
+}
+
+// WithProtocolVersion sets the protocol version the client itself speaks:
+// "1.0" or "1.1" (the default, agui.ProtocolVersion). A client pinned to 1.0
+// behaves as a 1.0 client: its input declares 1.0 and carries nothing 1.1
+// added, it strips the members 1.1 added from incoming events with an
+// agui.WarnStripped warning (the processing model's treatment of
+// unrecognised material), and a 1.1 producer draws the newer-version
+// warning. WithMaxProtocolVersion is the other side: the version of the peer.
+func WithProtocolVersion(v string) Option {
+	return func(c *Client) error {
+		ver, err := parseOwn(v)
 		if err != nil {
 			return err
 		}
-		c.maxVer, c.era = v, eraOf(ver)
+		c.own = ver
 		return nil
 	}
 }
@@ -121,8 +143,7 @@ func New(url string, opts ...Option) (*Client, error) {
 		http:     http.DefaultClient,
 		header:   make(http.Header),
 		maxFrame: agui.DefaultMaxFrame,
-		maxVer:   defaultMaxVersion,
-		era:      eraOf(v1_0),
+		own:      protover.Current,
 
 		resumeAttempts: defaultResumeAttempts,
 	}
@@ -131,6 +152,11 @@ func New(url string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
+	peer := c.own
+	if c.peer != nil {
+		peer = *c.peer
+	}
+	c.era = eraOf(c.own, peer)
 	return c, nil
 }
 
@@ -203,9 +229,11 @@ func (e *HTTPError) Error() string {
 // the agent sees the connection close, and the error of a cancelled ctx
 // matches both ctx.Err() and its cause (context.WithCancelCause).
 //
-// The input is sent as given, after the era shims of the client's
-// maxProtocolVersion; protocolVersion is declared when absent and the peer
-// is 1.0 or newer. in is not modified.
+// The input is sent as given, after the era shims of the client's two
+// versions (WithProtocolVersion, WithMaxProtocolVersion); protocolVersion
+// is declared when absent and the peer is 1.0 or newer, as the older of the
+// two, and lowered to it when the input declares a newer one. in is not
+// modified.
 func (c *Client) Run(ctx context.Context, in *agui.RunAgentInput, opts ...RunOption) iter.Seq2[Delivery, error] {
 	return func(yield func(Delivery, error) bool) {
 		stopped := false
@@ -402,7 +430,7 @@ func (c *Client) encodeInput(in *agui.RunAgentInput, warn func(agui.Warning)) ([
 	cp := *in
 	cp.Messages = slices.Clone(in.Messages)
 	if cp.ProtocolVersion == nil {
-		cp.ProtocolVersion = new(agui.ProtocolVersion)
+		cp.ProtocolVersion = &c.era.declared
 	}
 	downgradeInput(&cp, c.era, func(msg string) {
 		warn(agui.Warning{Kind: WarnEra, Index: -1, Offset: -1, Message: msg})

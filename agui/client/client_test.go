@@ -98,7 +98,7 @@ func TestRunRequest(t *testing.T) {
 	if got.Method != http.MethodPost {
 		t.Errorf("method %s", got.Method)
 	}
-	want := `{"threadId":"t","runId":"r","protocolVersion":"1.0","messages":[{"id":"u1","role":"user","content":"hi"}]}`
+	want := `{"threadId":"t","runId":"r","protocolVersion":"` + agui.ProtocolVersion + `","messages":[{"id":"u1","role":"user","content":"hi"}]}`
 	if string(body) != want {
 		t.Errorf("body\n got %s\nwant %s", body, want)
 	}

@@ -135,18 +135,83 @@ func TestSubagentShim(t *testing.T) {
 }
 
 func TestProducerVersion(t *testing.T) {
-	for _, tt := range []struct{ v, warn string }{
-		{"1.0", ""}, {"0.9", ""}, {"1.1", "speaks protocol 1.1"}, {"2.0", "speaks protocol 2.0"}, {"v1", "cannot interpret"}, {"1.0.0", "cannot interpret"},
+	for _, tt := range []struct{ own, v, warn string }{
+		{"", "1.1", ""}, {"", "1.0", ""}, {"", "0.9", ""},
+		{"", "1.2", "speaks protocol 1.2; this client speaks 1.1"}, {"", "2.0", "speaks protocol 2.0"},
+		{"", "v1", "cannot interpret"}, {"", "1.1.0", "cannot interpret"},
+		{"1.0", "1.0", ""}, {"1.0", "0.9", ""}, {"1.0", "1.1", "speaks protocol 1.1; this client speaks 1.0"},
+		{"1.0", "2.0", "speaks protocol 2.0"}, {"1.0", "1.0.0", "cannot interpret"},
 	} {
-		_, warns, err := push(t, []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"` + tt.v + `"}`, runFinished})
+		var opts []client.PipelineOption
+		if tt.own != "" {
+			opts = append(opts, client.PipelineProtocolVersion(tt.own))
+		}
+		_, warns, err := push(t, []string{`{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"` + tt.v + `"}`, runFinished}, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		switch {
 		case tt.warn == "" && len(warns) != 0:
-			t.Errorf("%s: unexpected %v", tt.v, warns)
+			t.Errorf("%s/%s: unexpected %v", tt.own, tt.v, warns)
 		case tt.warn != "" && (len(warns) != 1 || warns[0].Kind != client.WarnVersion || !strings.Contains(warns[0].Message, tt.warn)):
-			t.Errorf("%s: warnings %v, want %q", tt.v, warns, tt.warn)
+			t.Errorf("%s/%s: warnings %v, want %q", tt.own, tt.v, warns, tt.warn)
+		}
+	}
+}
+
+// TestEncryptedValueType reads the member 1.1 added: a 1.1 client keeps it
+// wherever it travels, a client pinned to 1.0 strips each occurrence with
+// a WarnStripped warning naming it, and keeps the rest of the event.
+func TestEncryptedValueType(t *testing.T) {
+	docs := []string{
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r","protocolVersion":"1.1","input":{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"hi","encryptedValue":"e0","encryptedValueType":"k0"}]}}`,
+		`{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"m","encryptedValue":"e1","encryptedValueType":"redacted"}`,
+		`{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","encryptedValue":"e2","encryptedValueType":"sig","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"encryptedValue":"e3","encryptedValueType":"tc"}]},{"id":"x","role":"tool","toolCallId":"c","content":"ok","encryptedValueType":"tm"},{"id":"r","role":"reasoning","content":"..","encryptedValueType":"rm"}]}`,
+		runFinished,
+	}
+	out, warns, err := push(t, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("a 1.1 client warned: %v", warns)
+	}
+	for i, want := range []int{1, 1, 4} {
+		if n := strings.Count(out[i], `"encryptedValueType"`); n != want {
+			t.Errorf("event %d keeps %d encryptedValueType, want %d: %s", i, n, want, out[i])
+		}
+	}
+
+	out, warns, err = push(t, docs, client.PipelineProtocolVersion("1.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range out {
+		if strings.Contains(o, "encryptedValueType") {
+			t.Errorf("a 1.0 client delivered event %d with encryptedValueType: %s", i, o)
+		}
+	}
+	if !strings.Contains(out[1], `"encryptedValue":"e1"`) || !strings.Contains(out[2], `"encryptedValue":"e3"`) {
+		t.Errorf("the encrypted values themselves are lost: %v", out)
+	}
+	var stripped []string
+	for _, w := range warns {
+		switch w.Kind {
+		case agui.WarnStripped:
+			stripped = append(stripped, w.Message)
+		case client.WarnVersion:
+		default:
+			t.Errorf("unexpected warning %v", w)
+		}
+	}
+	want := []string{"/input/messages/0/encryptedValueType", "/encryptedValueType", "/messages/0/encryptedValueType",
+		"/messages/0/toolCalls/0/encryptedValueType", "/messages/1/encryptedValueType", "/messages/2/encryptedValueType"}
+	if len(stripped) != len(want) {
+		t.Fatalf("stripped warnings %q, want one for each of %q", stripped, want)
+	}
+	for i, w := range want {
+		if !strings.Contains(stripped[i], w+" ") {
+			t.Errorf("warning %d %q does not name %s", i, stripped[i], w)
 		}
 	}
 }

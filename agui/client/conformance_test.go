@@ -14,18 +14,33 @@ import (
 )
 
 // TestConformance runs every stream of the AG-UI 1.0 conformance corpus
-// through an Agent over loopback HTTP, started from the fixture's input
-// with its maxProtocolVersion, and checks every expect key.
+// through a client pinned to 1.0 (WithProtocolVersion), and every stream of
+// the 1.1 corpus through a default client, each over loopback HTTP, started
+// from the fixture's input with its maxProtocolVersion, and checks every
+// expect key.
 func TestConformance(t *testing.T) {
-	fixtures, err := conformance.Load()
-	if err != nil {
-		t.Fatal(err)
+	for _, version := range []string{"1.0", "1.1"} {
+		t.Run(version, func(t *testing.T) {
+			fixtures, err := conformance.LoadVersion(version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pin []client.Option
+			if version != agui.ProtocolVersion {
+				pin = append(pin, client.WithProtocolVersion(version))
+			}
+			runConformance(t, fixtures, pin)
+		})
 	}
+}
+
+func runConformance(t *testing.T, fixtures []conformance.Fixture, pin []client.Option) {
 	for _, f := range fixtures {
 		t.Run(f.Name, func(t *testing.T) {
 			srv := conformance.Serve(t, f)
 			var o conformance.Observed
 			opts := []client.Option{client.WithWarnings(func(w agui.Warning) { o.Warnings = append(o.Warnings, w.Message) })}
+			opts = append(opts, pin...)
 			if v := f.Client.MaxProtocolVersion; v != "" {
 				opts = append(opts, client.WithMaxProtocolVersion(v))
 			}

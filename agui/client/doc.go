@@ -24,7 +24,9 @@
 // events and binary content parts rewritten as their 1.0 forms, legacy
 // nulls read as absent), lenient decoding (unknown types dropped, unknown
 // members stripped), the era shims of an older peer
-// ([WithMaxProtocolVersion]), chunk expansion, and the client verifier. One
+// ([WithMaxProtocolVersion]) and of a client pinned to 1.0
+// ([WithProtocolVersion]: the members 1.1 added stripped with warnings),
+// chunk expansion, and the client verifier. One
 // deliberate difference: a stream that ends inside a run fails with
 // verify.ErrTruncated, where the reference reports success. Two more: an
 // aborted run (context cancelled) ends with the context's cause as the

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/protover"
 )
 
 // Era shims: what the reference installs when its peer is older than 1.0
@@ -108,6 +109,18 @@ func untagMessage(m agui.Message) {
 func downgradeInput(in *agui.RunAgentInput, e era, warn func(string)) {
 	if !e.declare {
 		in.ProtocolVersion = nil
+	}
+	if e.v10Out {
+		if in.ProtocolVersion != nil {
+			if v, err := protover.Parse(*in.ProtocolVersion); err == nil && v.Cmp(protover.V1_1) >= 0 {
+				in.ProtocolVersion = &e.declared
+			}
+		}
+		if stripped, lost := protover.StripInput(in); lost != nil {
+			*in = *stripped
+			warn("a peer of protocol " + e.declared + " has no encryptedValueType: removing " + strings.Join(lost, ", ") +
+				" from the input (its encryptedValue is kept)")
+		}
 	}
 	if e.noSub {
 		for i, m := range in.Messages {

@@ -8,6 +8,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/chunks"
 	"github.com/agui-go/sdk/agui/verify"
+	"github.com/agui-go/sdk/internal/protover"
 )
 
 // Pipeline turns the frames of one response into the events application
@@ -31,6 +32,8 @@ import (
 // one per request; it is exported for programs that read frames from
 // elsewhere (a capture, another transport).
 type Pipeline struct {
+	own      protover.Version  // PipelineProtocolVersion
+	peer     *protover.Version // PipelineMaxProtocolVersion
 	era      era
 	warn     func(agui.Warning)
 	index    int // of the frame being pushed
@@ -49,14 +52,30 @@ type Pipeline struct {
 type PipelineOption func(*Pipeline) error
 
 // PipelineMaxProtocolVersion sets the newest protocol version the peer
-// speaks (default 1.0.0); at 0.0.57 or older the subagent shim is on.
+// speaks (default: the pipeline's own); at 0.0.57 or older the subagent
+// shim is on.
 func PipelineMaxProtocolVersion(v string) PipelineOption {
 	return func(p *Pipeline) error {
-		ver, err := parseVersion(v)
+		ver, err := protover.Parse(v)
+		if err != nil {
+			return fmt.Errorf("agui client: %w", err)
+		}
+		p.peer = &ver
+		return nil
+	}
+}
+
+// PipelineProtocolVersion sets the version the pipeline reads as, as
+// WithProtocolVersion does for a client: at 1.0, the members 1.1 added are
+// stripped with a warning, and a 1.1 producer draws the newer-version
+// warning.
+func PipelineProtocolVersion(v string) PipelineOption {
+	return func(p *Pipeline) error {
+		ver, err := parseOwn(v)
 		if err != nil {
 			return err
 		}
-		p.era = eraOf(ver)
+		p.own = ver
 		return nil
 	}
 }
@@ -69,7 +88,7 @@ func PipelineWarnings(f func(agui.Warning)) PipelineOption {
 // NewPipeline returns a Pipeline for one stream.
 func NewPipeline(opts ...PipelineOption) (*Pipeline, error) {
 	p := &Pipeline{
-		era:  eraOf(v1_0),
+		own:  protover.Current,
 		warn: func(agui.Warning) {},
 		dec:  agui.StreamDecoder{Options: agui.DecodeOptions{Lenient: true}},
 	}
@@ -78,6 +97,11 @@ func NewPipeline(opts ...PipelineOption) (*Pipeline, error) {
 			return nil, err
 		}
 	}
+	peer := p.own
+	if p.peer != nil {
+		peer = *p.peer
+	}
+	p.era = eraOf(p.own, peer)
 	return p, nil
 }
 
@@ -129,8 +153,17 @@ func (p *Pipeline) Push(frame []byte, deliver func(agui.Event) bool) error {
 		}
 	}
 	if rs, ok := ev.(*agui.RunStarted); ok && rs.ProtocolVersion != nil {
-		if w := checkProducerVersion(*rs.ProtocolVersion); w != "" {
+		if w := p.era.checkProducerVersion(*rs.ProtocolVersion); w != "" {
 			p.warnf(WarnVersion, w)
+		}
+	}
+	if p.era.v10In {
+		var lost []string
+		if ev, lost = protover.StripEvent(ev); lost != nil {
+			for _, ptr := range lost {
+				p.warnf(agui.WarnStripped, "stripped unknown property "+ptr+" of "+string(ev.Type())+
+					" (added in protocol 1.1; this client speaks "+p.era.own.String()+")")
+			}
 		}
 	}
 	if p.expander.PassesThrough(ev) {

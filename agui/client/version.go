@@ -1,97 +1,66 @@
 package client
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/protover"
 )
 
-// defaultMaxVersion is what the reference client assumes for a peer when
-// told nothing: its own package version.
-const defaultMaxVersion = "1.0.0"
-
-// version is a dotted version of up to three numeric components; missing
-// components are zero, so "1.0" equals "1.0.0".
-type version [3]int
-
-func parseVersion(s string) (version, error) {
-	var v version
-	parts := strings.Split(s, ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return v, fmt.Errorf("agui client: protocol version %q is not MAJOR.MINOR[.PATCH]", s)
-	}
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || !digits(p) {
-			return v, fmt.Errorf("agui client: protocol version %q is not MAJOR.MINOR[.PATCH]", s)
-		}
-		v[i] = n
-	}
-	return v, nil
-}
-
-func (v version) cmp(w version) int {
-	for i := range v {
-		if v[i] != w[i] {
-			if v[i] < w[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
-var (
-	v1_0    = version{1, 0, 0}
-	v0_0_39 = version{0, 0, 39}
-	v0_0_57 = version{0, 0, 57}
-)
-
-// era is what a maxProtocolVersion switches on, decided once per client.
+// era is what the two versions of a client switch on, decided once per
+// client: its own (WithProtocolVersion, default agui.ProtocolVersion) and the
+// newest its peer speaks (WithMaxProtocolVersion, default its own).
 type era struct {
-	declare bool // send protocolVersion on the input (peer ≥ 1.0)
-	flatten bool // 0.0.39: content parts flattened to text, no parentRunId
-	noSub   bool // ≤ 0.0.57: no subagents on either direction
+	own     protover.Version // what the client speaks: producer warnings compare with it
+	declare bool             // send protocolVersion on the input (peer ≥ 1.0)
+	// declared is the version the input declares: the older of the two,
+	// since the input is translated to it.
+	declared string
+	flatten  bool // 0.0.39: content parts flattened to text, no parentRunId
+	noSub    bool // ≤ 0.0.57: no subagents on either direction
+	// v10Out: the input leaves without the members 1.1 added (a 1.0 client,
+	// or a peer pinned below 1.1); v10In: so do incoming events (a 1.0
+	// client strips what it does not know, with a warning).
+	v10Out, v10In bool
 }
 
-func eraOf(v version) era {
+func eraOf(own, peer protover.Version) era {
+	declared := own
+	if peer.Cmp(own) < 0 {
+		declared = peer
+	}
 	return era{
-		declare: v.cmp(v1_0) >= 0,
-		flatten: v.cmp(v0_0_39) <= 0,
-		noSub:   v.cmp(v0_0_57) <= 0,
+		own:      own,
+		declare:  peer.Cmp(protover.V1_0) >= 0,
+		declared: declared.String(),
+		flatten:  peer.Cmp(protover.V0_0_39) <= 0,
+		noSub:    peer.Cmp(protover.V0_0_57) <= 0,
+		v10Out:   declared.Cmp(protover.V1_1) < 0,
+		v10In:    own.Cmp(protover.V1_1) < 0,
 	}
 }
 
-// checkProducerVersion compares a RUN_STARTED's protocolVersion with ours
-// and returns the warning the reference gives, or "".
-func checkProducerVersion(declared string) string {
-	if declared == agui.ProtocolVersion {
-		return ""
+// defaultEra is a client of this SDK's version talking to a peer of the same.
+var defaultEra = eraOf(protover.Current, protover.Current)
+
+// parseOwn checks a version a client may speak: 1.0 up to this SDK's.
+func parseOwn(v string) (protover.Version, error) {
+	ver, err := protover.Parse(v)
+	if err != nil {
+		return ver, err
 	}
-	maj, min, ok := strings.Cut(declared, ".")
-	if !ok || !digits(maj) || !digits(min) {
-		return "the producer declared protocol version '" + declared + "', which this client cannot interpret"
+	if ver.Cmp(protover.V1_0) < 0 || ver.Cmp(protover.Current) > 0 {
+		return ver, &versionError{v}
 	}
-	a, _ := strconv.Atoi(maj)
-	b, _ := strconv.Atoi(min)
-	if a > 1 || (a == 1 && b > 0) {
-		return "the producer speaks protocol " + declared + "; this client speaks " + agui.ProtocolVersion +
-			". Unrecognised material will be stripped with warnings"
-	}
-	return "" // an older producer: nothing to say
+	return ver, nil
 }
 
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+type versionError struct{ v string }
+
+func (e *versionError) Error() string {
+	return "agui client: cannot speak protocol version " + e.v + "; 1.0 to " + agui.ProtocolVersion + " are spoken"
+}
+
+// checkProducerVersion compares a RUN_STARTED's protocolVersion with the
+// client's own version and returns the warning the reference gives, or "".
+func (e era) checkProducerVersion(declared string) string {
+	return protover.ProducerWarning(declared, e.own)
 }

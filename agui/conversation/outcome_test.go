@@ -126,7 +126,7 @@ func TestNextInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"threadId":"` + in.ThreadID + `","runId":"` + in.RunID + `","protocolVersion":"1.0","state":{},"messages":[{"id":"u","role":"user","content":"hi"}],"tools":[],"context":[],"forwardedProps":{}}`
+	want := `{"threadId":"` + in.ThreadID + `","runId":"` + in.RunID + `","protocolVersion":"` + agui.ProtocolVersion + `","state":{},"messages":[{"id":"u","role":"user","content":"hi"}],"tools":[],"context":[],"forwardedProps":{}}`
 	if string(body) != want {
 		t.Fatalf("got  %s\nwant %s", body, want)
 	}

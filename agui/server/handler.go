@@ -17,6 +17,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/protoframe"
+	"github.com/agui-go/sdk/internal/protover"
 )
 
 // NewHandler mounts agent as an AG-UI HTTP endpoint: each POST runs the agent
@@ -259,6 +260,11 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 	input, err := h.decodeInput(r, body)
 	if err != nil {
 		h.cfg.reject(w, r, agui.HTTPCodeInvalidInput, "invalid RunAgentInput: "+strings.TrimPrefix(err.Error(), "agui: "))
+		return nil, nil, false
+	}
+	if _, err := protover.Serve(input.ProtocolVersion); err != nil {
+		h.cfg.reject(w, r, agui.HTTPCodeUnsupportedProtocolVersion, err.Error(),
+			"threadId", input.ThreadID, "runId", input.RunID)
 		return nil, nil, false
 	}
 	var state *S

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/protover"
 )
 
 // Runner is one run that has not started yet. Its cancellation token, the
@@ -27,6 +28,7 @@ type Runner[S any] struct {
 	// method's frame would otherwise sit under an idle agent as well.
 	run     func(context.Context, *RunContext[S]) (Outcome, error)
 	input   *agui.RunAgentInput
+	served  protover.Served // what the consumer's declared version is answered with
 	cfg     runConfig
 	parent  context.Context
 	ctx     *runContext
@@ -123,6 +125,8 @@ func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentI
 		r.initErr = errors.New("agui/server: nil agent")
 	case input == nil:
 		r.initErr = errors.New("agui/server: nil input")
+	default:
+		r.served, r.initErr = serveVersion(input)
 	}
 	inner, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	rc := &runContext{Context: inner}
@@ -198,6 +202,12 @@ func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
 		sink:   s,
 		retain: retain,
 		detail: r.cfg.errorDetail,
+	}
+	if r.served.Downgrade {
+		e.downgrade = r.downgrader()
+	}
+	if w := r.served.Warning; w != "" {
+		r.cfg.logger.WarnContext(r.parent, "agui/server: "+w, "threadId", r.input.ThreadID, "runId", r.input.RunID)
 	}
 	e.parentCause = r.parentCause
 	e.done, e.parentDone = r.ctx.Done(), r.parent.Done()
@@ -307,7 +317,7 @@ func (r *Runner[S]) prologue(e *emitter) {
 	r.e = e
 	in := r.input
 	started := agui.NewRunStarted(in.ThreadID, in.RunID)
-	version := agui.ProtocolVersion
+	version := r.served.Version.String()
 	started.ProtocolVersion = &version
 	started.ParentRunID = in.ParentRunID
 	if r.cfg.echoInput {
@@ -448,7 +458,7 @@ func NewRunContext[S any](ctx context.Context, input *agui.RunAgentInput) (*RunC
 	rc := &RunContext[S]{input: input}
 	rc.Emitter = Emitter{e: e}
 	started := agui.NewRunStarted(input.ThreadID, input.RunID)
-	version := agui.ProtocolVersion
+	version := r.served.Version.String()
 	started.ProtocolVersion = &version
 	_ = e.start(started)
 	if err := rc.initState(nil); err != nil {

@@ -58,6 +58,9 @@ type emitter struct {
 	// detail is WithErrorDetail: the terminal RUN_ERROR carries the
 	// failure's whole message, not its redacted summary.
 	detail bool
+	// downgrade, when set, translates each event for a consumer of an older
+	// protocol version before it is encoded (see serveVersion).
+	downgrade func(agui.Event) agui.Event
 
 	// failed is the first error an emit of the run returned, other than
 	// one refused because its subagent ended (that ends the subagent, not
@@ -245,6 +248,9 @@ func (e *emitter) firstFailure() error {
 // even after an earlier violation made the verifier reject everything).
 // Called with mu held.
 func (e *emitter) send(ev agui.Event, verified bool) error {
+	if e.downgrade != nil {
+		ev = e.downgrade(ev)
+	}
 	if e.pooled {
 		e.acquire()
 	}

@@ -1,12 +1,17 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/protover"
 )
 
 // Profile selects the rules a captured stream is checked against.
@@ -52,6 +57,9 @@ type Report struct {
 	// rule, or ErrTruncated), an *agui.DecodeError, or (server profile) an
 	// *agui.UnknownEventTypeError.
 	Err error
+	// Protocol is the protocol version the stream was checked against
+	// ("1.0" or "1.1"; see CheckStreamVersion).
+	Protocol string
 	// Warnings are the repairs of lenient decoding (client profile), in
 	// order: the first MaxWarnings of them. Each is an agui.WarnStripped
 	// (a member removed or normalised) or an agui.WarnDropped (an event of
@@ -103,12 +111,29 @@ func CheckStream(p Profile, docs iter.Seq2[[]byte, error]) (*Report, error) {
 // CheckStreamAt is [CheckStream] for input whose reader knows where each
 // document starts: at, called while a document is being checked, returns
 // its byte offset in the input, which the report gives with each warning and
-// with the rejection. A nil at gives no offsets (-1).
+// with the rejection. A nil at gives no offsets (-1). The protocol version
+// checked against is the stream's own declaration (see CheckStreamVersion).
 func CheckStreamAt(p Profile, docs iter.Seq2[[]byte, error], at func() int64) (*Report, error) {
+	return CheckStreamVersion(p, "", docs, at)
+}
+
+// CheckStreamVersion is [CheckStreamAt] against protocol version (the
+// Protocols), or, when version is "", against the version the stream's first
+// RUN_STARTED declares: 1.0 when it declares 1.0 (or an older version), else
+// this SDK's, agui.ProtocolVersion, which is also what a stream that
+// declares nothing is held to. Against 1.0 the members 1.1 added
+// (encryptedValueType) are foreign: the server profile rejects the event
+// that carries one, as a 1.0 producer must not send it; the client profile
+// strips them with a warning, as a 1.0 consumer does. The version checked
+// against is the report's Protocol.
+func CheckStreamVersion(p Profile, version string, docs iter.Seq2[[]byte, error], at func() int64) (*Report, error) {
 	if at == nil {
 		at = func() int64 { return -1 }
 	}
-	r := &Report{Index: -1, Offset: -1}
+	r := &Report{Index: -1, Offset: -1, Protocol: version}
+	if version != "" && !slices.Contains(Protocols(), version) {
+		return nil, fmt.Errorf("verify: protocol version %q is not one of %s", version, strings.Join(Protocols(), ", "))
+	}
 	// The server profile runs the engine itself rather than Server, which
 	// the agui_noverify tag empties: that tag switches verification off in
 	// a server, not in a linter asked to verify.
@@ -141,6 +166,25 @@ func CheckStreamAt(p Profile, docs iter.Seq2[[]byte, error], at func() int64) (*
 				continue
 			}
 		}
+		if err == nil && r.Protocol == "" {
+			r.Protocol = declaredProtocol(ev)
+		}
+		if err == nil && r.Protocol == "1.0" {
+			var lost []string
+			if ev, lost = protover.StripEvent(ev); lost != nil {
+				if p == ServerProfile {
+					// The offset is the member's first spelling in the
+					// document, which is lost[0]'s but for a reordered one.
+					off := max(bytes.Index(doc, []byte(`"encryptedValueType"`)), 0)
+					err = &agui.DecodeError{Path: lost[0], Offset: off, Reason: "unknown property (protocol 1.0 has no encryptedValueType; it came in 1.1)"}
+				} else {
+					for _, ptr := range lost {
+						r.warn(agui.Warning{Kind: agui.WarnStripped, Index: i, Offset: at(),
+							Message: "stripped " + ptr + ": protocol 1.0 has no encryptedValueType (it came in 1.1)"})
+					}
+				}
+			}
+		}
 		if err == nil {
 			err = observe(ev)
 		}
@@ -150,12 +194,31 @@ func CheckStreamAt(p Profile, docs iter.Seq2[[]byte, error], at func() int64) (*
 		}
 	}
 	r.Events = i + 1
+	if r.Protocol == "" {
+		r.Protocol = agui.ProtocolVersion
+	}
 	if r.Err == nil {
 		if err := finish(); err != nil {
 			r.Index, r.Err = r.Events, err
 		}
 	}
 	return r, nil
+}
+
+// Protocols lists the protocol versions a stream can be checked against.
+func Protocols() []string { return []string{"1.0", agui.ProtocolVersion} }
+
+// declaredProtocol is the version a stream whose first event is ev is
+// checked against: 1.0 for a RUN_STARTED declaring 1.0 or older, the
+// current version for any other event or declaration.
+func declaredProtocol(ev agui.Event) string {
+	rs, ok := ev.(*agui.RunStarted)
+	if ok && rs.ProtocolVersion != nil {
+		if v, err := protover.Parse(*rs.ProtocolVersion); err == nil && v.Cmp(protover.V1_1) < 0 {
+			return "1.0"
+		}
+	}
+	return agui.ProtocolVersion
 }
 
 // typeOf reads the "type" member of a document that may not decode.

@@ -1,6 +1,6 @@
 // Command agui is the AG-UI toolbox of agui-go.
 //
-//	agui verify [--profile client|server] [--json] [FILE|-]
+//	agui verify [--profile client|server] [--protocol 1.0|1.1] [--json] [FILE|-]
 //
 // verify checks the event order of a captured stream (SSE, JSON Lines or a
 // JSON array of events, detected automatically); exit status 0 means valid,

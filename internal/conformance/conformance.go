@@ -1,5 +1,6 @@
-// Package conformance runs the AG-UI 1.0 stream conformance corpus
-// (agui-spec/1.0/conformance/streams) against a consumer: it loads the
+// Package conformance runs the AG-UI stream conformance corpora
+// (agui-spec/1.0/conformance/streams, and upstream's 1.1 streams as
+// published in agui-spec/1.1) against a consumer: it loads the
 // fixtures, serves each stream over loopback HTTP exactly as written, and
 // checks what the consumer recorded against the fixture's expect block,
 // with the partial-match rules of the corpus README. It is test support,
@@ -53,9 +54,14 @@ type Expect struct {
 	RequestAbsentPaths []string                   `json:"requestAbsentPaths"`
 }
 
-// Load reads every fixture named in streams/MANIFEST.txt.
-func Load() ([]Fixture, error) {
-	dir, err := spectest.Dir()
+// Load reads every fixture of the 1.0 corpus named in streams/MANIFEST.txt.
+func Load() ([]Fixture, error) { return LoadVersion("1.0") }
+
+// LoadVersion is Load for the corpus of another protocol version: "1.1"
+// reads the upstream 1.1 streams as published (same format and expect
+// keys; they declare "1.1" where the 1.0 copies declare "1.0").
+func LoadVersion(version string) ([]Fixture, error) {
+	dir, err := spectest.VersionDir(version)
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,17 @@ func TestWireOrderMatchesReference(t *testing.T) {
 			continue
 		}
 		compared++
-		if got := schemamodel.WireOrder(s); !slices.Equal(got, want) {
+		// The reference is 1.0: the member 1.1 added is not in its order.
+		// Ours writes it right after encryptedValue, where the official
+		// 1.1 schema declares it.
+		got := schemamodel.WireOrder(s)
+		if i := slices.Index(got, "encryptedValueType"); i >= 0 {
+			if i == 0 || got[i-1] != "encryptedValue" {
+				t.Errorf("%s: encryptedValueType does not follow encryptedValue: %v", s.Name, got)
+			}
+			got = slices.Delete(slices.Clone(got), i, i+1)
+		}
+		if !slices.Equal(got, want) {
 			t.Errorf("%s: we write %v, the reference %v", s.Name, got, want)
 		}
 	}

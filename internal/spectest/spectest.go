@@ -1,5 +1,6 @@
-// Package spectest locates the shared AG-UI 1.0 test data (the official
-// schema, its fixtures and the conformance streams) for tests. The data lives
+// Package spectest locates the shared AG-UI test data (the official 1.0
+// schema, its fixtures and the conformance streams; the official 1.1 schema,
+// its conformance streams and .proto files) for tests. The data lives
 // beside the repository in ../shared/agui-spec and is never copied into it.
 package spectest
 
@@ -16,11 +17,16 @@ import (
 // module's: tests of the nested modules, such as cmd/agui, run in a
 // directory below another go.mod first), or uses
 // $AGUI_SPEC_DIR (the agui-spec directory, which holds 1.0/) when set.
-func Dir() (string, error) {
+func Dir() (string, error) { return VersionDir("1.0") }
+
+// VersionDir is [Dir] for another version's data: agui-spec/<version>,
+// which holds schema.json (1.1 also holds the upstream conformance streams
+// unconverted, and the .proto files).
+func VersionDir(version string) (string, error) {
 	if d := os.Getenv("AGUI_SPEC_DIR"); d != "" {
-		spec := filepath.Join(d, "1.0")
+		spec := filepath.Join(d, version)
 		if _, err := os.Stat(filepath.Join(spec, "schema.json")); err != nil {
-			return "", fmt.Errorf("spectest: AGUI_SPEC_DIR=%s should be the agui-spec directory holding 1.0/schema.json: %w", d, err)
+			return "", fmt.Errorf("spectest: AGUI_SPEC_DIR=%s should be the agui-spec directory holding %s/schema.json: %w", d, version, err)
 		}
 		return spec, nil
 	}
@@ -30,7 +36,7 @@ func Dir() (string, error) {
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		if isRoot(filepath.Join(dir, "go.mod")) {
-			spec := filepath.Join(dir, "..", "shared", "agui-spec", "1.0")
+			spec := filepath.Join(dir, "..", "shared", "agui-spec", version)
 			if _, err := os.Stat(filepath.Join(spec, "schema.json")); err != nil {
 				return "", fmt.Errorf("spectest: AG-UI test data not found at %s (set AGUI_SPEC_DIR to the agui-spec directory): %w", spec, err)
 			}
@@ -40,6 +46,16 @@ func Dir() (string, error) {
 			return "", fmt.Errorf("spectest: no go.mod of module %s above %s", rootModule, wd)
 		}
 	}
+}
+
+// RequireVersion is [Require] for [VersionDir].
+func RequireVersion(t TB, version string) string {
+	t.Helper()
+	dir, err := VersionDir(version)
+	if err != nil {
+		missing(t, err)
+	}
+	return dir
 }
 
 // Fixture is one single-document schema fixture.

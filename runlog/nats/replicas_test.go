@@ -135,7 +135,9 @@ func serveReplicaGrace(t *testing.T, l runlog.Log, name string, agent server.Age
 func (r *replica) post(t testing.TB, thread, run string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, r.url+"/agent",
-		strings.NewReader(fmt.Sprintf(`{"threadId":%q,"runId":%q,"messages":[]}`, thread, run)))
+		// Declaring the current version, as the Go client does, so that a
+		// run posted here and one the client starts are the same stream.
+		strings.NewReader(fmt.Sprintf(`{"threadId":%q,"runId":%q,"protocolVersion":%q,"messages":[]}`, thread, run, agui.ProtocolVersion)))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

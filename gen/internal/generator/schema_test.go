@@ -7,6 +7,7 @@ package generator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,6 +102,187 @@ func TestAgreesWithOfficialSchema(t *testing.T) {
 	}
 	if len(fixtures) < 100 {
 		t.Fatalf("only %d fixtures", len(fixtures))
+	}
+}
+
+// TestAgreesWithOfficialSchema11 holds our schema to the official 1.1 one:
+// every shared (1.0) fixture, whose verdict 1.1 keeps, since 1.1 only adds
+// an optional member; and documents derived from every valid fixture that
+// carries an encryptedValue, one with encryptedValueType beside each
+// encryptedValue and two with it of the wrong type (a number, null). Each
+// derived document is labelled by the official 1.1 schema, as the 1.0
+// fixtures were by the official 1.0 one, and ours must agree; the official
+// 1.0 schema must reject every one that carries the member, or the
+// documents would not exercise what 1.1 added.
+func TestAgreesWithOfficialSchema11(t *testing.T) {
+	dir10 := spectest.Require(t)
+	dir11 := spectest.RequireVersion(t, "1.1")
+	c := ourSchema(t)
+	const id10, id11 = "https://ag-ui.com/spec/1.0/schema.json", "https://ag-ui.com/spec/1.1/schema.json"
+	for id, dir := range map[string]string{id10: dir10, id11: dir11} {
+		official, err := os.ReadFile(filepath.Join(dir, "schema.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddResource(id, bytes.NewReader(official)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compiled := map[string]*jsonschema.Schema{}
+	compile := func(t *testing.T, id, def string) *jsonschema.Schema {
+		t.Helper()
+		if s, ok := compiled[id+"#"+def]; ok {
+			return s
+		}
+		s, err := c.Compile(id + "#" + def)
+		if err != nil {
+			t.Fatalf("%s has no definition %s: %v", id, def, err)
+		}
+		compiled[id+"#"+def] = s
+		return s
+	}
+	fixtures := spectest.RequireFixtures(t)
+	derived, valid, invalid := 0, 0, 0
+	for _, fx := range fixtures {
+		data, err := os.ReadFile(fx.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(fx.Name, func(t *testing.T) {
+			doc, err := validatorDoc(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs := compile(t, id11, fx.Definition).Validate(doc)
+			ours := compile(t, schema.ID, fx.Definition).Validate(doc)
+			if (theirs == nil) != fx.Valid || (ours == nil) != fx.Valid {
+				t.Fatalf("1.1 changes a 1.0 verdict (%v)\nofficial 1.1: %v\nours:         %v", fx.Valid, theirs, ours)
+			}
+		})
+		if !fx.Valid || !bytes.Contains(data, []byte(`"encryptedValue"`)) {
+			continue
+		}
+		for _, value := range []any{"redacted-thinking", 42, nil} {
+			doc, err := validatorDoc(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if withType(doc, value) == 0 {
+				continue
+			}
+			derived++
+			name := fmt.Sprintf("%s+encryptedValueType=%v", fx.Name, value)
+			t.Run(name, func(t *testing.T) {
+				theirs := compile(t, id11, fx.Definition).Validate(doc)
+				ours := compile(t, schema.ID, fx.Definition).Validate(doc)
+				if (theirs == nil) != (ours == nil) {
+					t.Fatalf("the schemas disagree\nofficial 1.1: %v\nours:         %v", theirs, ours)
+				}
+				if theirs == nil {
+					valid++
+				} else {
+					invalid++
+				}
+				if compile(t, id10, fx.Definition).Validate(doc) == nil {
+					t.Fatalf("the official 1.0 schema accepts it: the document does not carry what 1.1 added")
+				}
+			})
+		}
+	}
+	if derived < 6 || valid == 0 || invalid == 0 {
+		t.Fatalf("%d derived documents (%d valid, %d invalid per the official 1.1 schema)", derived, valid, invalid)
+	}
+}
+
+// withType sets encryptedValueType to value beside every encryptedValue in
+// doc (a decoded JSON value), in place, and returns how many it set.
+func withType(doc any, value any) int {
+	n := 0
+	switch v := doc.(type) {
+	case map[string]any:
+		for _, m := range v {
+			n += withType(m, value)
+		}
+		if _, ok := v["encryptedValue"]; ok {
+			if i, ok := value.(int); ok {
+				value = json.Number(fmt.Sprint(i))
+			}
+			v["encryptedValueType"] = value
+			n++
+		}
+	case []any:
+		for _, m := range v {
+			n += withType(m, value)
+		}
+	}
+	return n
+}
+
+// TestSamplesValidOfficial11 validates the maximal sample of every
+// definition the official 1.1 schema also has against it: what the codec
+// writes with every member set, encryptedValueType included wherever our
+// schema has it, is 1.1. A sample that carries the member must be rejected
+// by the official 1.0 schema.
+func TestSamplesValidOfficial11(t *testing.T) {
+	m, err := Load(schemaPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ourSchema(t)
+	const id10, id11 = "https://ag-ui.com/spec/1.0/schema.json", "https://ag-ui.com/spec/1.1/schema.json"
+	defs := map[string]map[string]any{}
+	for id, dir := range map[string]string{id10: spectest.Require(t), id11: spectest.RequireVersion(t, "1.1")} {
+		official, err := os.ReadFile(filepath.Join(dir, "schema.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddResource(id, bytes.NewReader(official)); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Defs map[string]any `json:"$defs"`
+		}
+		if err := json.Unmarshal(official, &doc); err != nil {
+			t.Fatal(err)
+		}
+		defs[id] = doc.Defs
+	}
+	carrying := 0
+	for _, def := range schemamodel.Definitions(m) {
+		if _, ok := defs[id11][def]; !ok {
+			continue
+		}
+		sample, err := schemamodel.Sample(m, def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(def, func(t *testing.T) {
+			for _, id := range []string{id11, id10} {
+				sch, err := c.Compile(id + "#" + def)
+				if err != nil {
+					t.Fatal(err)
+				}
+				doc, err := validatorDoc(sample)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = sch.Validate(doc)
+				carries := bytes.Contains(sample, []byte(`"encryptedValueType"`))
+				switch {
+				case id == id11 && err != nil:
+					t.Fatalf("sample is not valid per the official 1.1 schema: %v\n%s", err, sample)
+				case id == id10 && carries && err == nil:
+					t.Fatalf("the official 1.0 schema accepts a sample with encryptedValueType:\n%s", sample)
+				case id == id10 && carries:
+					carrying++
+				}
+			}
+		})
+	}
+	// REASONING_ENCRYPTED_VALUE, five message roles, ToolCall (and what
+	// holds them: snapshots, inputs, the Event and Message unions).
+	if carrying < 7 {
+		t.Fatalf("only %d samples carry encryptedValueType", carrying)
 	}
 }
 

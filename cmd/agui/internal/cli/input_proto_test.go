@@ -40,8 +40,8 @@ func TestVerifyProtobuf(t *testing.T) {
 		out     string
 		errText string
 	}{
-		{name: "valid", in: valid, exit: ExitOK, out: "valid: 5 events (protobuf, client profile)"},
-		{name: "valid, server profile", in: valid, args: []string{"--profile", "server"}, exit: ExitOK, out: "valid: 5 events (protobuf, server profile)"},
+		{name: "valid", in: valid, exit: ExitOK, out: "valid: 5 events (protobuf, client profile, protocol 1.1)"},
+		{name: "valid, server profile", in: valid, args: []string{"--profile", "server"}, exit: ExitOK, out: "valid: 5 events (protobuf, server profile, protocol 1.1)"},
 		{name: "not open", in: notOpen, exit: ExitRejected, out: "rejected at event 1 of 3 (TEXT_MESSAGE_CONTENT; protobuf"},
 		{name: "unknown arm, client", in: future, exit: ExitOK, errText: "protobuf envelope field 40"},
 		{name: "unknown arm, server", in: future, args: []string{"--profile", "server"}, exit: ExitRejected, out: "rejected at event 1"},

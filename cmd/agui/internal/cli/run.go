@@ -30,8 +30,8 @@ const (
 
 const runUsage = `usage: agui run URL [--message TEXT] [--input FILE] [--state JSON] [--thread ID]
                 [--approve | --decline] [--resume-with ID=JSON]... [--ask]
-                [--final FILE] [-H 'Key: Value']... [--max-protocol-version V]
-                [--proto] [--json] [--timeout D]
+                [--final FILE] [-H 'Key: Value']... [--protocol-version V]
+                [--max-protocol-version V] [--proto] [--json] [--timeout D]
        agui run URL --reattach RUN_ID [--after POS] [-H …] [--json] [--timeout D]
 
 Runs the AG-UI agent at URL, the curl of AG-UI: POSTs a RunAgentInput and
@@ -113,7 +113,8 @@ func runRun(env *Env, args []string) int {
 	thread := fs.String("thread", "", "the thread `id` (default: the input's, else a fresh UUID)")
 	var headers headerFlags
 	fs.Var(&headers, "H", "add a request `header` ('Key: Value'); repeatable")
-	maxVersion := fs.String("max-protocol-version", "", "the newest protocol `version` the agent speaks (default 1.0.0)")
+	maxVersion := fs.String("max-protocol-version", "", "the newest protocol `version` the agent speaks (default: --protocol-version)")
+	ownVersion := fs.String("protocol-version", "", "the protocol `version` to speak, 1.0 or 1.1 (default 1.1); at 1.0 what 1.1 added is stripped with a warning")
 	proto := fs.Bool("proto", false, "ask for the protobuf binding (application/vnd.ag-ui.event+proto), SSE as the fallback")
 	asJSON := fs.Bool("json", false, "print each delivered event as one JSON line, and nothing else, on standard output")
 	timeout := fs.Duration("timeout", 0, "give up after this `duration` (0: no limit)")
@@ -184,6 +185,9 @@ func runRun(env *Env, args []string) int {
 	opts := []client.Option{client.WithWarnings(p.warning)}
 	if *maxVersion != "" {
 		opts = append(opts, client.WithMaxProtocolVersion(*maxVersion))
+	}
+	if *ownVersion != "" {
+		opts = append(opts, client.WithProtocolVersion(*ownVersion))
 	}
 	if *proto {
 		opts = append(opts, client.WithProtobuf())

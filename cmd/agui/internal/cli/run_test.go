@@ -19,15 +19,30 @@ import (
 // the last run failed; 1 refused). The final messages and state are not
 // part of the command's output, so messageCount, messages and state are
 // checked by the client package's own conformance test instead.
+//
+// The 1.0 corpus runs with --protocol-version 1.0, the 1.1 corpus with the
+// default.
 func TestRunConformance(t *testing.T) {
-	fixtures, err := conformance.Load()
-	if err != nil {
-		t.Fatal(err)
+	for _, version := range []string{"1.0", "1.1"} {
+		t.Run(version, func(t *testing.T) {
+			fixtures, err := conformance.LoadVersion(version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pin []string
+			if version != "1.1" {
+				pin = []string{"--protocol-version", version}
+			}
+			runConformance(t, fixtures, pin)
+		})
 	}
+}
+
+func runConformance(t *testing.T, fixtures []conformance.Fixture, pin []string) {
 	for _, f := range fixtures {
 		t.Run(f.Name, func(t *testing.T) {
 			srv := conformance.Serve(t, f)
-			args := []string{"run", srv.URL, "--json", "--timeout", "10s"}
+			args := append([]string{"run", srv.URL, "--json", "--timeout", "10s"}, pin...)
 			if f.Input != nil {
 				file := filepath.Join(t.TempDir(), "input.json")
 				if err := os.WriteFile(file, f.Input, 0o644); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 	"github.com/agui-go/sdk/agui/verify"
 )
 
-const verifyUsage = `usage: agui verify [--profile client|server] [--json] [FILE|-]
+const verifyUsage = `usage: agui verify [--profile client|server] [--protocol 1.0|1.1] [--json] [FILE|-]
 
 Reads a captured AG-UI stream from FILE, or standard input when FILE is - or
 absent: Server-Sent Events, JSON Lines, a JSON array of events, or the
@@ -30,18 +31,25 @@ ending in CR or CRLF are read, but they are a rejection in the server
 profile (producers must use LF) and a warning in the client profile (the
 reference client cannot read them).
 
+The protocol version checked against is --protocol, or the version the
+stream's RUN_STARTED declares (1.0 for 1.0 or older; 1.1 for anything else,
+and for a stream that declares nothing). Against 1.0, the members 1.1 added
+(encryptedValueType) are foreign: the server profile rejects them as a
+malformed event, the client profile strips them with a warning.
+
 Exit status: 0 valid, 1 rejected, 2 unreadable input or usage error.
 
 With --json, standard output carries exactly one JSON object, whatever the
 outcome (only -h prints nothing there):
 {"ok":bool,"index":N,"offset":N,"rule":"...","event":"...","id":"...",
- "message":"...","warnings":[{"index":N,"offset":N,"message":"..."}]}
+ "message":"...","protocol":"...","warnings":[{"index":N,"offset":N,"message":"..."}]}
 index is the 0-based position of the first rejected event in the input
 (the number of events for a truncated stream, -1 when valid or when no event
 is involved). offset is the byte offset in the input where that event, or
 the event a warning is about, starts (SSE: its frame's first data line;
 protobuf: its length prefix; JSON: its first byte), or of the spot that
-could not be read; -1 when there is none (valid, truncated, usage). rule is
+could not be read; -1 when there is none (valid, truncated, usage).
+protocol is the version checked against ("" when nothing was checked). rule is
 a verifier rule's id, or
 one of truncated, malformed-event, unknown-event, sse-line-endings,
 unreadable (the input cannot be read or split into events) and usage.
@@ -58,6 +66,7 @@ type verdict struct {
 	Event    string        `json:"event"`
 	ID       string        `json:"id"`
 	Message  string        `json:"message"`
+	Protocol string        `json:"protocol"`
 	Warnings []warningJSON `json:"warnings"` // never null
 }
 
@@ -137,6 +146,7 @@ func runVerify(env *Env, args []string) int {
 		fs.Usage = func() {}
 	}
 	profileName := fs.String("profile", "client", "`client` or server: the rules to check against")
+	protocol := fs.String("protocol", "", "`1.0` or 1.1: the protocol version to check against (default: the stream's declaration, else 1.1)")
 	fs.Bool("json", false, "print the verdict as one JSON object (see above)")
 	// Flags may come before or after the file name.
 	var operands []string
@@ -168,6 +178,9 @@ func runVerify(env *Env, args []string) int {
 	default:
 		return vr.stop(ExitUsage, usageErr, fmt.Sprintf("--profile must be client or server, not %q", *profileName))
 	}
+	if *protocol != "" && !slices.Contains(verify.Protocols(), *protocol) {
+		return vr.stop(ExitUsage, usageErr, fmt.Sprintf("--protocol must be one of %s, not %q", strings.Join(verify.Protocols(), ", "), *protocol))
+	}
 	if len(operands) > 1 {
 		if !vr.asJSON {
 			defer printUsage()
@@ -195,7 +208,7 @@ func runVerify(env *Env, args []string) int {
 	es, err := readEvents(in)
 	var r *verify.Report
 	if err == nil {
-		r, err = verify.CheckStreamAt(profile, es.docs, func() int64 { return es.at })
+		r, err = verify.CheckStreamVersion(profile, *protocol, es.docs, func() int64 { return es.at })
 	}
 	if err != nil {
 		msg := name + ": " + err.Error()
@@ -209,6 +222,7 @@ func runVerify(env *Env, args []string) int {
 	format, crAt, crOffset := es.format, es.crAt, int(es.crOffset)
 
 	v := verdictOf(r)
+	v.Protocol = r.Protocol
 	warnings := r.Warnings
 	if crAt >= 0 {
 		// Producers must end SSE lines with LF alone, and the reference
@@ -235,15 +249,15 @@ func runVerify(env *Env, args []string) int {
 		}
 		switch {
 		case v.OK:
-			fmt.Fprintf(env.Stdout, "valid: %d events (%s, %s profile)\n", r.Events, format, profile)
+			fmt.Fprintf(env.Stdout, "valid: %d events (%s, %s profile, protocol %s)\n", r.Events, format, profile, r.Protocol)
 		case v.Rule == "truncated":
-			fmt.Fprintf(env.Stdout, "rejected at the end of the stream, after %d events (%s, %s profile):\n  %s\n", r.Events, format, profile, v.Message)
+			fmt.Fprintf(env.Stdout, "rejected at the end of the stream, after %d events (%s, %s profile, protocol %s):\n  %s\n", r.Events, format, profile, r.Protocol, v.Message)
 		default:
 			what := ""
 			if v.Event != "" {
 				what = v.Event + "; "
 			}
-			fmt.Fprintf(env.Stdout, "rejected at event %d of %d (%s%s, %s profile):\n  %s\n", v.Index, r.Events, what, format, profile, v.Message)
+			fmt.Fprintf(env.Stdout, "rejected at event %d of %d (%s%s, %s profile, protocol %s):\n  %s\n", v.Index, r.Events, what, format, profile, r.Protocol, v.Message)
 		}
 	}
 	if !v.OK {
