@@ -72,7 +72,7 @@ func BenchmarkEmitRunLog(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer w.Close()
-		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil); err != nil {
+		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -108,7 +108,7 @@ func BenchmarkEmitRunLog(b *testing.B) {
 				b.StopTimer()
 				return Success(), m.End()
 			})
-			if err := NewRunner(context.Background(), agent, &agui.RunAgentInput{ThreadID: "t", RunID: id}).streamToLog(w, nil); err != nil {
+			if err := NewRunner(context.Background(), agent, &agui.RunAgentInput{ThreadID: "t", RunID: id}).streamToLog(w, nil, nil); err != nil {
 				b.Fatal(err)
 			}
 			w.Close()
@@ -134,7 +134,7 @@ func BenchmarkEmitRunLog(b *testing.B) {
 			}
 			read <- n
 		}()
-		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil); err != nil {
+		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 		w.Close()
