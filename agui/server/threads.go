@@ -168,8 +168,13 @@ func (t *threadRuns) begin(ctx context.Context, input *agui.RunAgentInput) *thre
 		}
 		r.LiveRunID = input.RunID
 		r.Runs = append(r.Runs, threads.Run{RunID: input.RunID, Started: time.Now(), Outcome: threads.OutcomeRunning})
-		base = r.Clone()
 	})
+	if err == nil {
+		// The record as the store bounded it: the run's conversation
+		// starts from what the thread keeps, so what the bounds dropped
+		// is not written back (and counted) again when the run ends.
+		base, err = t.store.Get(ctx, input.ThreadID)
+	}
 	if err != nil {
 		t.cfg.run.logger.Warn("agui/server: the thread store failed; the run is not recorded",
 			"thread_id", input.ThreadID, "run_id", input.RunID, "error", err)
