@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,7 +14,7 @@ import (
 )
 
 // ErrNoThreadID is the error of a [Thread.Connect] on a thread that has no
-// id yet: there is nothing to connect to.
+// id yet, or a [Client.Connect] given none: there is nothing to connect to.
 var ErrNoThreadID = errors.New("agui client: Connect needs the thread's id (WithThreadID)")
 
 // Connect picks the thread up from a server that keeps threads
@@ -76,6 +77,39 @@ func (t *Thread) Connect(ctx context.Context, opts ...RunOption) (*Result, error
 	t.mu.Unlock()
 	res.Usage = res.Outcome.Usage
 	return res, err
+}
+
+// Connect delivers the connect stream of thread threadID of a server that
+// keeps threads (server.WithThreads), as [Client.Resume] delivers a run:
+// the thread so far as one replayed run (MESSAGES_SNAPSHOT, STATE_SNAPSHOT,
+// its open interrupts as the outcome), then the live run, if any, to its
+// end; every event through the pipeline. With [RunConversation] the events
+// are folded into a conversation as they are delivered. [Thread.Connect]
+// does this for a Thread.
+func (c *Client) Connect(ctx context.Context, threadID string, opts ...RunOption) iter.Seq2[Delivery, error] {
+	return func(yield func(Delivery, error) bool) {
+		var rc runConfig
+		for _, o := range opts {
+			o(&rc)
+		}
+		if threadID == "" {
+			yield(Delivery{}, ErrNoThreadID)
+			return
+		}
+		resp, err := c.connect(ctx, threadID, rc.header)
+		if err != nil {
+			yield(Delivery{}, err)
+			return
+		}
+		stopped := false
+		err = c.consume(ctx, resp, "", Position{}, rc, c.warnFunc(rc.warn), func(d Delivery, _ int) bool {
+			stopped = !yield(d, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(Delivery{}, err)
+		}
+	}
 }
 
 // threadURL is the URL of a thread route of the server at c.url.
