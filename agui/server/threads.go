@@ -68,10 +68,11 @@ const (
 //     MESSAGES_SNAPSHOT, STATE_SNAPSHOT, RUN_FINISHED with the interrupt
 //     outcome when the thread waits on one) holding the thread as it stood
 //     when its live run started (or after its last run), then, if a run is
-//     live, that run from the run log to its terminal event. Every frame
-//     that ends a part carries an SSE id; with it in Last-Event-ID the
-//     stream resumes where its reader left off without replaying what it
-//     saw (a cursor the thread has moved past gets the thread afresh).
+//     live, that run from the run log to its terminal event. The replayed
+//     run's last frame and every frame of the live run carry an SSE id;
+//     with it in Last-Event-ID the stream resumes where its reader left off
+//     without replaying what it saw (a cursor the thread has moved past
+//     gets the thread afresh).
 //
 // Both ask cfg.Authorize first (403), then answer 404 for a thread the
 // store does not know, 410 for one it forgot, 400 for a malformed cursor or
