@@ -500,3 +500,53 @@ func jsonEq(t *testing.T, want, got string) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestThreadConcurrentRuns: two runs of one thread that overlap, the later
+// one ending first, each leave their messages in the record, merged by id.
+func TestThreadConcurrentRuns(t *testing.T) {
+	gates := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{})}
+	started := make(chan string, 2)
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		started <- rc.RunID()
+		select {
+		case <-gates[rc.RunID()]:
+		case <-ctx.Done():
+			return server.Outcome{}, ctx.Err()
+		}
+		return server.Success(), rc.Say("reply to " + rc.RunID())
+	})
+	srv := threadServer(t, agent, server.ThreadConfig{Authorize: server.AllowAll})
+	done := make(chan struct{}, 2)
+	for _, run := range []string{"a", "b"} {
+		go func() {
+			resp := postRunWith(t, srv.URL, "t", run, `[{"id":"u-`+run+`","role":"user","content":"hi"}]`)
+			resp.Body.Close()
+			done <- struct{}{}
+		}()
+		<-started
+	}
+	close(gates["b"])
+	<-done
+	close(gates["a"])
+	<-done
+	var body struct {
+		Messages  []json.RawMessage `json:"messages"`
+		LiveRunID string            `json:"liveRunId"`
+		Runs      []threads.Run     `json:"runs"`
+	}
+	getJSON(t, srv.URL+"/agent/threads/t", http.StatusOK, &body)
+	var texts []string
+	for _, m := range body.Messages {
+		texts = append(texts, string(m))
+	}
+	all := strings.Join(texts, "\n")
+	for _, want := range []string{`"id":"u-a"`, `"id":"u-b"`, "reply to a", "reply to b"} {
+		truth(t, false, strings.Contains(all, want), "the record lacks %s:\n%s", want, all)
+	}
+	equal(t, false, 4, len(body.Messages))
+	equal(t, false, "", body.LiveRunID)
+	equal(t, true, 2, len(body.Runs))
+	for _, r := range body.Runs {
+		equal(t, false, threads.OutcomeSucceeded, r.Outcome)
+	}
+}
