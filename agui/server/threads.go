@@ -217,26 +217,33 @@ func (rec *threadRecorder) follow() {
 	}()
 	log := rec.t.d.log
 	ctx := context.Background()
+	caughtUp := func() {
+		if info, err := log.Info(ctx, rec.input.RunID); err == nil {
+			rec.read(ctx, info.Last)
+		} else {
+			rec.broken = true
+		}
+	}
 	for {
 		select {
 		case <-rec.kick:
-			info, err := log.Info(ctx, rec.input.RunID)
-			if err == nil {
-				rec.read(ctx, info.Last)
-			}
+			caughtUp()
 			continue
 		case <-rec.ended:
 		}
 		break
 	}
-	rec.read(ctx, 0)
+	// Up to the last event the log has, not "to the terminal event": an
+	// append that failed leaves a run without one, and the recorder must
+	// not wait for it.
+	caughtUp()
 	rec.finish(ctx)
 }
 
 // read folds the run's events after rec.after into the conversation, up to
-// event last (0: to the terminal event, which the log holds).
+// event last, which the log holds: it never waits for an event.
 func (rec *threadRecorder) read(ctx context.Context, last uint64) {
-	if last != 0 && last <= rec.after {
+	if last <= rec.after {
 		return
 	}
 	var evs []agui.Event
@@ -265,7 +272,7 @@ func (rec *threadRecorder) read(ctx context.Context, last uint64) {
 		for _, ev := range evs {
 			rec.conv.Apply(ev)
 		}
-		if e.Terminal || (last != 0 && e.Seq >= last) {
+		if e.Terminal || e.Seq >= last {
 			return
 		}
 	}

@@ -550,3 +550,51 @@ func TestThreadConcurrentRuns(t *testing.T) {
 		equal(t, false, threads.OutcomeSucceeded, r.Outcome)
 	}
 }
+
+// failingLog is a memory log whose writers refuse every append after the
+// first few, as a backend that went away does.
+type failingLog struct {
+	*runlog.Memory
+	after int
+}
+
+func (l failingLog) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error) {
+	w, err := l.Memory.Start(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	return &failingWriter{Writer: w, left: l.after}, nil
+}
+
+type failingWriter struct {
+	runlog.Writer
+	left int
+}
+
+func (w *failingWriter) Append(data []byte, terminal bool) (uint64, error) {
+	if w.left == 0 {
+		return 0, runlog.ErrUnavailable
+	}
+	w.left--
+	return w.Writer.Append(data, terminal)
+}
+
+// TestThreadRunWithoutTerminal: a run whose log refused its terminal event
+// is still recorded, as failed, and nothing waits for the event.
+func TestThreadRunWithoutTerminal(t *testing.T) {
+	mux := http.NewServeMux()
+	server.Mount(mux, "/agent", server.NewHandler(deltaAgent(5, -1, nil),
+		server.WithDurableRuns(server.DurableConfig{Log: failingLog{runlog.NewMemory(runlog.MemoryOptions{}), 3}, Authorize: server.AllowAll}),
+		server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	runTo(t, srv.URL, "t", "r1")
+	var body struct {
+		LiveRunID string        `json:"liveRunId"`
+		Runs      []threads.Run `json:"runs"`
+	}
+	getJSON(t, srv.URL+"/agent/threads/t", http.StatusOK, &body)
+	equal(t, false, "", body.LiveRunID)
+	equal(t, true, 1, len(body.Runs))
+	equal(t, false, threads.OutcomeFailed, body.Runs[0].Outcome)
+}
