@@ -437,6 +437,10 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	}
 	// On a log whose appends are visible at once, this request's stream is
 	// fed by the appends themselves (logTee); otherwise it reads the log.
+	var rec *threadRecorder
+	if h.threads != nil {
+		rec = h.threads.begin(r.Context(), input)
+	}
 	var tee *logTee
 	if v, ok := lw.(runlog.Visible); ok && v.AppendsVisible() {
 		tee = newLogTee(w, enc, &h.cfg)
@@ -479,9 +483,12 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 			case <-stop:
 			}
 		}()
-		if err := runner.streamToLog(lw, tee); err != nil { // only a nil agent gets here
+		if err := runner.streamToLog(lw, tee, rec); err != nil { // only a nil agent gets here
 			data, _ := agui.NewRunError(err.Error()).AppendJSON(nil)
 			_, _ = lw.Append(data, true)
+		}
+		if rec != nil {
+			rec.end() // the record holds the run's end before the run is over
 		}
 		d.mu.Lock()
 		delete(d.live, input.RunID)
@@ -496,7 +503,12 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	}()
 
 	d.attach(input.RunID)
-	d.detach(input.RunID, d.stream(w, r, enc, input.RunID, 0, tee), readerCause(r))
+	ended := d.stream(w, r, enc, input.RunID, 0, tee)
+	d.detach(input.RunID, ended, readerCause(r))
+	if ended && h.threads != nil {
+		// The client that saw its run end finds it in the thread next.
+		h.threads.recorded(r.Context(), input.RunID)
+	}
 	if d.grace <= 0 {
 		// As without durable runs: the request returns once the agent has.
 		<-lr.done

@@ -7,12 +7,14 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/agui/server/threads"
 )
 
 // cpuNow is the process's CPU time (user and system, GC and every goroutine
@@ -72,7 +74,7 @@ func BenchmarkEmitRunLog(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer w.Close()
-		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil); err != nil {
+		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -108,13 +110,50 @@ func BenchmarkEmitRunLog(b *testing.B) {
 				b.StopTimer()
 				return Success(), m.End()
 			})
-			if err := NewRunner(context.Background(), agent, &agui.RunAgentInput{ThreadID: "t", RunID: id}).streamToLog(w, nil); err != nil {
+			if err := NewRunner(context.Background(), agent, &agui.RunAgentInput{ThreadID: "t", RunID: id}).streamToLog(w, nil, nil); err != nil {
 				b.Fatal(err)
 			}
 			w.Close()
 			done += k
 		}
 		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("memorylog-threads", func(b *testing.B) {
+		// The emit path with a thread recorder attached, its reading held
+		// back: what the store adds on the emitting goroutine alone (a
+		// remainder and a compare per event, a nudge per recordBatch).
+		b.ReportAllocs()
+		l := runlog.NewMemory(runlog.MemoryOptions{})
+		w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "r"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		rec := &threadRecorder{kick: make(chan struct{}, 1)}
+		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil, rec); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.Run("memorylog-threads-live", func(b *testing.B) {
+		// The same with the recorder live, reading and reducing the events
+		// on its own goroutine as a server does: its allocations (decoding
+		// each event) and its CPU (cpu-ns/op counts every goroutine) are
+		// off the emit path but counted here.
+		b.ReportAllocs()
+		l := runlog.NewMemory(runlog.MemoryOptions{})
+		cfg := newHandlerConfig(nil)
+		d := newDurableRuns(DurableConfig{Log: l, Authorize: AllowAll}, &cfg, new(atomic.Int64))
+		tr := newThreadRuns(ThreadConfig{Store: threads.NewMemory(threads.MemoryOptions{})}, d, &cfg)
+		w, err := l.Start(context.Background(), runlog.Info{ThreadID: "t", RunID: "r"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer w.Close()
+		rec := tr.begin(context.Background(), input)
+		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil, rec); err != nil {
+			b.Fatal(err)
+		}
+		rec.end()
 	})
 	b.Run("memorylog-follow", func(b *testing.B) {
 		b.ReportAllocs()
@@ -134,7 +173,7 @@ func BenchmarkEmitRunLog(b *testing.B) {
 			}
 			read <- n
 		}()
-		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil); err != nil {
+		if err := NewRunner(context.Background(), benchDeltaAgent(b), input).streamToLog(w, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 		w.Close()

@@ -14,6 +14,9 @@ type logSink struct {
 	// tee, when set, is the stream of the POST that started the run, fed
 	// from the appends (see logTee).
 	tee *logTee
+	// rec, when set, records the run in its thread (WithThreads); it is
+	// nudged every recordBatch events, and reads them from the log itself.
+	rec *threadRecorder
 }
 
 func (s *logSink) deliver(e *emitter, ev agui.Event) error {
@@ -24,16 +27,19 @@ func (s *logSink) deliver(e *emitter, ev agui.Event) error {
 	if err == nil && s.tee != nil {
 		s.tee.add(seq, ev, data, terminal)
 	}
+	if s.rec != nil && seq%recordBatch == 0 {
+		s.rec.nudge()
+	}
 	e.out = e.out[:0]
 	return err
 }
 
 // streamToLog drives r with every event going to w, and to tee if set.
-func (r *Runner[S]) streamToLog(w runlog.Writer, tee *logTee) error {
+func (r *Runner[S]) streamToLog(w runlog.Writer, tee *logTee, rec *threadRecorder) error {
 	if err := r.begin(); err != nil {
 		return err
 	}
-	e := r.newEmitter(&logSink{w: w, tee: tee}, false)
+	e := r.newEmitter(&logSink{w: w, tee: tee, rec: rec}, false)
 	// Every logged event goes out as an SSE frame to some reader: one the
 	// reader's frame limit refuses would break every stream of the run, so
 	// it fails at its emit, as without durable runs.

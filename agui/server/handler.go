@@ -71,19 +71,27 @@ func NewHandler[S any](agent Agent[S], opts ...HandlerOption) http.Handler {
 	if c := h.cfg.durable; c != nil {
 		h.durable = newDurableRuns(*c, &h.cfg, &h.slots)
 	}
+	if c := h.cfg.threads; c != nil {
+		if h.durable == nil {
+			panic("agui/server: WithThreads needs WithDurableRuns: a thread's live run is followed from the run log")
+		}
+		h.threads = newThreadRuns(*c, h.durable, &h.cfg)
+	}
 	return h
 }
 
 // Mount registers h on mux at path (such as "/agent"), and beside it the run
 // routes of durable runs ([WithDurableRuns]): path/runs/{runId}/events and
-// path/runs/{runId}/cancel. One ServeMux pattern cannot hold both a path and
-// what lies under it (a subtree pattern answers the bare path with a
-// redirect, which a CORS preflight does not follow), so Mount is the one
-// call that registers all three. h may wrap a handler of [NewHandler]; it
+// path/runs/{runId}/cancel, and the thread routes ([WithThreads]):
+// path/threads/{threadId} and path/threads/{threadId}/events. One ServeMux
+// pattern cannot hold both a path and what lies under it (a subtree pattern
+// answers the bare path with a redirect, which a CORS preflight does not
+// follow), so Mount is the one call that registers them all. h may wrap a handler of [NewHandler]; it
 // is given every method of those paths, and answers a wrong one with 405.
 //
 // A router other than ServeMux routes the same paths to h: the handler
-// tells a run route by the last three segments of the request's path.
+// tells a run route by the last three segments of the request's path, and
+// a thread route (any method but POST) by its last two or three.
 func Mount(mux *http.ServeMux, path string, h http.Handler) {
 	if strings.ContainsAny(path, " \t{") {
 		panic("agui/server: Mount takes a path, without a method or wildcards: " + strconv.Quote(path))
@@ -96,6 +104,8 @@ func Mount(mux *http.ServeMux, path string, h http.Handler) {
 	}
 	mux.Handle(path+"/runs/{runId}/"+routeEvents, h)
 	mux.Handle(path+"/runs/{runId}/"+routeCancel, h)
+	mux.Handle(path+"/threads/{threadId}", h)
+	mux.Handle(path+"/threads/{threadId}/"+routeConnect, h)
 }
 
 type handler[S any] struct {
@@ -107,6 +117,8 @@ type handler[S any] struct {
 	bodies *bodyBudget
 	// durable holds the durable runs (WithDurableRuns); nil without them.
 	durable *durableRuns
+	// threads holds the threads (WithThreads); nil without them.
+	threads *threadRuns
 }
 
 func (h *handler[S]) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -142,6 +154,14 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 		}
 		c.setHeaders(w.Header(), r)
 		allow = "OPTIONS, POST"
+	}
+	if t := h.threads; t != nil && r.Method != http.MethodPost {
+		// A POST is the agent's, whatever its path: an agent mounted at
+		// …/threads/x still runs.
+		if threadID, route, ok := threadRoute(r.URL.EscapedPath()); ok {
+			t.serve(w, r, threadID, route)
+			return nil
+		}
 	}
 	if d := h.durable; d != nil {
 		if runID, route, ok := runRoute(r.URL.EscapedPath()); ok {

@@ -80,6 +80,7 @@ type handlerConfig struct {
 	bodyTimeout  time.Duration
 	maxRuns      int            // 0: no cap
 	durable      *DurableConfig // nil: no run log, no run routes (WithDurableRuns)
+	threads      *ThreadConfig  // nil: no thread store, no thread routes (WithThreads)
 	bodyMemory   int64          // WithBodyMemory; <= 0: no bound
 }
 

@@ -35,8 +35,11 @@ ended as promised.
 With --resumable, runs are durable: every event carries its number as the SSE
 id, runs are kept in memory, and anyone may read a run again
 (GET /agent/runs/RUN_ID/events, with Last-Event-ID or ?after=) or cancel it
-(POST /agent/runs/RUN_ID/cancel). --detach D also keeps a run going for D
-after its last client left, so that the client can reattach.
+(POST /agent/runs/RUN_ID/cancel). Threads are kept too: GET
+/agent/threads/THREAD_ID answers a thread's messages, state and runs, and
+GET /agent/threads/THREAD_ID/events its history and live run as a stream
+(agui run URL --thread ID --connect). --detach D also keeps a run going for
+D after its last client left, so that the client can reattach.
 
 --nats URL keeps the runs in a JetStream log on that NATS server instead of
 in memory (and implies --resumable): several demos sharing one NATS server
@@ -96,8 +99,11 @@ func runDemo(env *Env, args []string) int {
 			defer closeLog()
 			log = nl
 		}
-		// The demo guards nothing: every run may be read and cancelled.
-		opts = append(opts, server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: *detach}))
+		// The demo guards nothing: every run and thread may be read, every
+		// run cancelled. Threads are kept in this process's memory (also
+		// with --nats: a thread store on NATS is still to come).
+		opts = append(opts, server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: *detach}),
+			server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll}))
 	}
 	if *exercise {
 		return exerciseDemo(ctx, env, fs, *addr, opts)

@@ -33,6 +33,7 @@ const runUsage = `usage: agui run URL [--message TEXT] [--input FILE] [--state J
                 [--final FILE] [-H 'Key: Value']... [--protocol-version V]
                 [--max-protocol-version V] [--proto] [--json] [--timeout D]
        agui run URL --reattach RUN_ID [--after POS] [-H …] [--json] [--timeout D]
+       agui run URL --thread ID --connect [--final FILE] [-H …] [--json] [--timeout D]
 
 Runs the AG-UI agent at URL, the curl of AG-UI: POSTs a RunAgentInput and
 reads the answer as a client does (compatibility boundary, lenient
@@ -68,6 +69,12 @@ With --reattach, nothing is POSTed: the run RUN_ID of a server with durable
 runs (agui demo --resumable) is read again from GET URL/runs/RUN_ID/events,
 its events after position POS (SEQ or SEQ.PART) shown, and followed live
 to its end.
+
+With --connect, nothing is POSTed either: the thread --thread of a server
+that keeps threads (agui demo --resumable) is read from GET
+URL/threads/ID/events, its history shown as one replayed run (the messages
+and state so far, and its open interrupts), then its live run, if one is
+going on, followed to its end. --final writes the thread after it.
 
 With --json, standard output holds every delivered event as one JSON line
 and nothing else.
@@ -119,6 +126,7 @@ func runRun(env *Env, args []string) int {
 	asJSON := fs.Bool("json", false, "print each delivered event as one JSON line, and nothing else, on standard output")
 	timeout := fs.Duration("timeout", 0, "give up after this `duration` (0: no limit)")
 	reattach := fs.String("reattach", "", "read the durable run with this `id` again instead of starting one")
+	connect := fs.Bool("connect", false, "with --thread: show the thread's history and follow its live run instead of starting one")
 	var after client.Position
 	fs.Var(positionFlag{&after}, "after", "with --reattach: show the events after this `position` (SEQ or SEQ.PART, as a client delivered it)")
 	var ans answerer
@@ -161,6 +169,9 @@ func runRun(env *Env, args []string) int {
 	}
 	if *reattach != "" && (ans.some() || *ask || *final != "") {
 		return usageErr("--reattach reads a run that exists: --approve, --decline, --resume-with, --ask and --final need a run this command starts")
+	}
+	if *connect && (*thread == "" || *reattach != "" || *message != "" || *inputFile != "" || *state != "" || ans.some() || *ask) {
+		return usageErr("--connect reads a thread that exists: it needs --thread, and --reattach, --message, --input, --state, --approve, --decline, --resume-with and --ask do not apply")
 	}
 	if after != (client.Position{}) && *reattach == "" {
 		return usageErr("--after needs --reattach")
@@ -221,6 +232,21 @@ func runRun(env *Env, args []string) int {
 		p.resumed, p.after = *reattach, after
 		runErr := p.consume(c.Resume(ctx, *reattach, after, client.RunConversation(conversation.New(nil, nil))))
 		p.endLine()
+		return p.summary(ctx, runErr, time.Since(start))
+	}
+	if *connect {
+		conv := conversation.New(nil, nil)
+		runErr := p.consume(c.Connect(ctx, *thread, client.RunConversation(conv)))
+		p.state = conv.State()
+		p.endLine()
+		if *final != "" && conv.Outcome().RunID != "" {
+			if err := writeFinal(env, *final, *thread, conv); err != nil {
+				fmt.Fprintf(env.Stderr, "agui run: --final: %v\n", err)
+				if runErr == nil {
+					runErr = err
+				}
+			}
+		}
 		return p.summary(ctx, runErr, time.Since(start))
 	}
 	conv := conversation.New(in.Messages, in.State)

@@ -1,0 +1,144 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/ctxcause"
+)
+
+// ErrNoThreadID is the error of a [Thread.Connect] on a thread that has no
+// id yet, or a [Client.Connect] given none: there is nothing to connect to.
+var ErrNoThreadID = errors.New("agui client: Connect needs the thread's id (WithThreadID)")
+
+// Connect picks the thread up from a server that keeps threads
+// (server.WithThreads): GET {url}/threads/{threadId}/events. The server
+// answers with the thread so far as one replayed run (MESSAGES_SNAPSHOT,
+// STATE_SNAPSHOT, and the open interrupts as its outcome), then the run
+// that is live, if one is, followed to its end. Every event goes through
+// the pipeline and the thread's reducer, as a run's do, and to the
+// subscribers: after Connect the thread holds the server's messages (the
+// snapshot reconciles by id with what it held), state and pending
+// interrupts, and a [Thread.Run] continues it.
+//
+// The Result's Outcome is the last run's in the stream: the live run's when
+// one was followed. A refusal is an *HTTPError (403 unauthorised, 404 an
+// unknown thread, 410 one the server forgot). A connection that drops is
+// not reattached: call Connect again.
+func (t *Thread) Connect(ctx context.Context, opts ...RunOption) (*Result, error) {
+	t.run.Lock()
+	defer t.run.Unlock()
+	t.mu.Lock()
+	id := t.threadID
+	t.mu.Unlock()
+	if id == "" {
+		return nil, ErrNoThreadID
+	}
+	var rc runConfig
+	for _, o := range opts {
+		o(&rc)
+	}
+	res := &Result{}
+	collect := func(w agui.Warning) { res.Warnings = append(res.Warnings, w) }
+	warn := t.c.warnFunc(append(rc.warn, collect))
+	resp, err := t.c.connect(ctx, id, rc.header)
+	if err != nil {
+		return nil, err
+	}
+	var subs []func(Delivery)
+	err = t.c.consume(ctx, resp, "", Position{}, rc, warn, func(d Delivery, index int) bool {
+		t.mu.Lock()
+		ws := t.conv.Apply(d.Event)
+		subs = subs[:0]
+		for _, f := range t.subs {
+			subs = append(subs, f)
+		}
+		t.mu.Unlock()
+		res.Last = d.Pos
+		for _, w := range ws {
+			w.Index = index
+			warn(w)
+		}
+		for _, f := range subs {
+			f(d)
+		}
+		return true
+	})
+	t.mu.Lock()
+	res.NewMessages = t.conv.NewMessages()
+	res.State = t.conv.State()
+	res.Outcome = t.conv.Outcome()
+	t.mu.Unlock()
+	res.Usage = res.Outcome.Usage
+	return res, err
+}
+
+// Connect delivers the connect stream of thread threadID of a server that
+// keeps threads (server.WithThreads), as [Client.Resume] delivers a run:
+// the thread so far as one replayed run (MESSAGES_SNAPSHOT, STATE_SNAPSHOT,
+// its open interrupts as the outcome), then the live run, if any, to its
+// end; every event through the pipeline. With [RunConversation] the events
+// are folded into a conversation as they are delivered. [Thread.Connect]
+// does this for a Thread.
+func (c *Client) Connect(ctx context.Context, threadID string, opts ...RunOption) iter.Seq2[Delivery, error] {
+	return func(yield func(Delivery, error) bool) {
+		var rc runConfig
+		for _, o := range opts {
+			o(&rc)
+		}
+		if threadID == "" {
+			yield(Delivery{}, ErrNoThreadID)
+			return
+		}
+		resp, err := c.connect(ctx, threadID, rc.header)
+		if err != nil {
+			yield(Delivery{}, err)
+			return
+		}
+		stopped := false
+		err = c.consume(ctx, resp, "", Position{}, rc, c.warnFunc(rc.warn), func(d Delivery, _ int) bool {
+			stopped = !yield(d, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
+			yield(Delivery{}, err)
+		}
+	}
+}
+
+// threadURL is the URL of a thread route of the server at c.url.
+func (c *Client) threadURL(threadID, action string) string {
+	u := strings.TrimSuffix(c.url, "/") + "/threads/" + url.PathEscape(threadID)
+	if action != "" {
+		u += "/" + action
+	}
+	return u
+}
+
+// connect opens the connect stream of a thread.
+func (c *Client) connect(ctx context.Context, threadID string, extra http.Header) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.threadURL(threadID, "events"), nil)
+	if err != nil {
+		return nil, fmt.Errorf("agui client: %w", err)
+	}
+	c.setHeaders(req, extra)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("agui client: %w", ctxcause.Err(ctx))
+		}
+		return nil, fmt.Errorf("agui client: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		defer resp.Body.Close()
+		return nil, readHTTPError(resp, resp.Header.Get("Content-Type"))
+	}
+	return resp, nil
+}

@@ -1,0 +1,159 @@
+package interop
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/client"
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/runlog"
+)
+
+type reloadState struct {
+	Turns int `json:"turns"`
+}
+
+// TestThreadReloadReference is the page reload through the TypeScript
+// reducer (defaultApplyEvents of @ag-ui/client, in Node): three turns with a
+// tool call, an interrupt and a state change; the client drops out of the
+// fourth run; the thread's connect stream, reduced by the reference from
+// nothing, ends with the messages and state the reference reaches from the
+// dropped client's input and the whole fourth run: what a client that never
+// dropped holds.
+func TestThreadReloadReference(t *testing.T) {
+	reached, gate := make(chan struct{}), make(chan struct{})
+	agent := server.AgentFunc[reloadState](func(ctx context.Context, rc *server.RunContext[reloadState]) (server.Outcome, error) {
+		turn := rc.State().Turns + 1
+		if err := rc.ChangeState(func(s *reloadState) { s.Turns = turn }); err != nil {
+			return server.Outcome{}, err
+		}
+		switch turn {
+		case 1:
+			return server.Success(), rc.Say("Hello!")
+		case 2:
+			if _, err := rc.EmitToolCall("lookup", map[string]string{"q": "answer"}, map[string]int{"answer": 42}); err != nil {
+				return server.Outcome{}, err
+			}
+			return server.Success(), rc.Say("It is 42.")
+		case 3:
+			return server.Interrupted(server.NewInterrupt("approval", "Go on?")), nil
+		}
+		m, err := rc.StartTextMessage()
+		if err != nil {
+			return server.Outcome{}, err
+		}
+		for i := range 10 {
+			if err := m.Append("word "); err != nil {
+				return server.Outcome{}, err
+			}
+			if i == 3 {
+				close(reached)
+				select {
+				case <-gate:
+				case <-ctx.Done():
+					return server.Outcome{}, ctx.Err()
+				}
+			}
+		}
+		return server.Success(), m.End()
+	})
+	mux := http.NewServeMux()
+	server.Mount(mux, "/agent", server.NewHandler[reloadState](agent,
+		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}),
+		server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	c, err := client.New(srv.URL + "/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := c.NewThread(client.WithThreadID("th"))
+	ctx := context.Background()
+	for i, text := range []string{"hi", "the answer?", "go on"} {
+		ct.AddUserMessage(text)
+		if _, err := ct.Run(ctx, client.RunParams{RunID: "run-" + string(rune('1'+i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ct.Resolve(ct.Interrupts()[0].ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx4, drop := context.WithCancel(ctx)
+	ran := make(chan *client.Result, 1)
+	go func() {
+		r, _ := ct.Run(ctx4, client.RunParams{RunID: "run-4"})
+		ran <- r
+	}()
+	<-reached
+	drop()
+	res4 := <-ran
+
+	resp, err := http.Get(srv.URL + "/agent/threads/th/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	var connect []json.RawMessage
+	released := false
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "id: r") && !released {
+			close(gate) // the reader follows the live run: let it go on
+			released = true
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			connect = append(connect, json.RawMessage(data))
+		}
+	}
+	resp.Body.Close()
+	if !released {
+		t.Fatal("the connect stream never reached the live run")
+	}
+
+	resp, err = http.Get(srv.URL + "/agent/runs/run-4/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var run4 []json.RawMessage
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			run4 = append(run4, json.RawMessage(data))
+		}
+	}
+
+	cases := []reducerCase{
+		{Messages: []json.RawMessage{}, State: json.RawMessage(`{}`), Events: connect},
+		{Messages: encodeAll[agui.Message](t, res4.Input.Messages), State: res4.Input.State, Events: run4},
+	}
+	refs := referenceReduce(t, cases)
+	for i, r := range refs {
+		if r.Error != "" {
+			t.Fatalf("case %d: the reference threw %s", i, r.Error)
+		}
+		if len(r.Warnings) > 0 {
+			t.Errorf("case %d: the reference warned %q", i, r.Warnings)
+		}
+	}
+	got, want := decodeNumbers(t, mustMarshal(t, refs[0].Messages)), decodeNumbers(t, mustMarshal(t, refs[1].Messages))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("messages\n  connect      %s\n  uninterrupted %s", mustMarshal(t, got), mustMarshal(t, want))
+	}
+	if string(refs[0].State) != string(refs[1].State) || string(refs[0].State) != `{"turns":4}` {
+		t.Errorf("state: connect %s, uninterrupted %s", refs[0].State, refs[1].State)
+	}
+	if n := len(refs[0].PendingInterrupts); n != 0 {
+		t.Errorf("%d interrupts still pending after the run that resumed them", n)
+	}
+}
