@@ -3,14 +3,12 @@ package client
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/internal/ctxcause"
 )
 
 // ErrNoThreadID is the error of a [Thread.Connect] on a thread that has no
@@ -51,25 +49,7 @@ func (t *Thread) Connect(ctx context.Context, opts ...RunOption) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	var subs []func(Delivery)
-	err = t.c.consume(ctx, resp, "", Position{}, rc, warn, func(d Delivery, index int) bool {
-		t.mu.Lock()
-		ws := t.conv.Apply(d.Event)
-		subs = subs[:0]
-		for _, f := range t.subs {
-			subs = append(subs, f)
-		}
-		t.mu.Unlock()
-		res.Last = d.Pos
-		for _, w := range ws {
-			w.Index = index
-			warn(w)
-		}
-		for _, f := range subs {
-			f(d)
-		}
-		return true
-	})
+	err = t.c.consume(ctx, resp, "", Position{}, rc, warn, t.deliver(res, warn))
 	t.mu.Lock()
 	res.NewMessages = t.conv.NewMessages()
 	res.State = t.conv.State()
@@ -123,22 +103,5 @@ func (c *Client) threadURL(threadID, action string) string {
 
 // connect opens the connect stream of a thread.
 func (c *Client) connect(ctx context.Context, threadID string, extra http.Header) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.threadURL(threadID, "events"), nil)
-	if err != nil {
-		return nil, fmt.Errorf("agui client: %w", err)
-	}
-	c.setHeaders(req, extra)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := c.http.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("agui client: %w", ctxcause.Err(ctx))
-		}
-		return nil, fmt.Errorf("agui client: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		return nil, readHTTPError(resp, resp.Header.Get("Content-Type"))
-	}
-	return resp, nil
+	return c.getStream(ctx, c.threadURL(threadID, "events"), "", extra)
 }

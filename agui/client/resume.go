@@ -95,9 +95,16 @@ func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, 
 			return nil, ctxcause.Err(ctx)
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.runURL(runID, "events"), nil)
+	return c.getStream(ctx, c.runURL(runID, "events"), lastID, extra)
+}
+
+// getStream GETs an event stream (a durable run's, a thread's connect)
+// from u, after lastID when it is not empty: the response of a 200, else
+// the answer's *HTTPError, or the failure of the request.
+func (c *Client) getStream(ctx context.Context, u, lastID string, extra http.Header) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("agui client: %w", err)
 	}
 	c.setHeaders(req, extra)
 	req.Header.Set("Accept", "text/event-stream")

@@ -280,25 +280,7 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 	// The reducer's warnings go where the pipeline's go: the client's hook,
 	// the run's hooks, the result.
 	reducerWarn := t.c.warnFunc(append(p.warnHooks(), collect))
-	var subs []func(Delivery)
-	runErr := t.c.run(ctx, in, opts, func(d Delivery, index int) bool {
-		t.mu.Lock()
-		ws := t.conv.Apply(d.Event)
-		subs = subs[:0]
-		for _, f := range t.subs {
-			subs = append(subs, f)
-		}
-		t.mu.Unlock()
-		res.Last = d.Pos
-		for _, w := range ws {
-			w.Index = index
-			reducerWarn(w)
-		}
-		for _, f := range subs {
-			f(d)
-		}
-		return true
-	})
+	runErr := t.c.run(ctx, in, opts, t.deliver(res, reducerWarn))
 	t.mu.Lock()
 	res.NewMessages = t.conv.NewMessages()
 	res.State = t.conv.State()
@@ -309,6 +291,32 @@ func (t *Thread) Run(ctx context.Context, p RunParams) (*Result, error) {
 	t.mu.Unlock()
 	res.Usage = res.Outcome.Usage
 	return res, runErr
+}
+
+// deliver returns the function a run or a connect hands each delivered
+// event: the thread applies it, then its subscribers see it (outside the
+// lock, so that one may call the thread's methods); res.Last follows the
+// positions, and the reducer's warnings go to warn with the event's index.
+func (t *Thread) deliver(res *Result, warn func(agui.Warning)) func(Delivery, int) bool {
+	var subs []func(Delivery)
+	return func(d Delivery, index int) bool {
+		t.mu.Lock()
+		ws := t.conv.Apply(d.Event)
+		subs = subs[:0]
+		for _, f := range t.subs {
+			subs = append(subs, f)
+		}
+		t.mu.Unlock()
+		res.Last = d.Pos
+		for _, w := range ws {
+			w.Index = index
+			warn(w)
+		}
+		for _, f := range subs {
+			f(d)
+		}
+		return true
+	}
 }
 
 // warnHooks are the warning hooks among the run's options.
