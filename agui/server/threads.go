@@ -224,14 +224,14 @@ func (rec *threadRecorder) follow() {
 			rec.broken = true
 		}
 	}
+wait:
 	for {
 		select {
 		case <-rec.kick:
 			caughtUp()
-			continue
 		case <-rec.ended:
+			break wait
 		}
-		break
 	}
 	// Up to the last event the log has, not "to the terminal event": an
 	// append that failed leaves a run without one, and the recorder must
@@ -266,6 +266,7 @@ func (rec *threadRecorder) read(ctx context.Context, last uint64) {
 		ev, err := agui.DecodeEvent(e.Data)
 		if err != nil {
 			rec.broken = true
+			evs = evs[:0] // an entry that does not decode adds nothing
 		} else if evs, err = rec.x.Expand(evs[:0], ev); err != nil {
 			rec.broken = true
 		}
