@@ -90,22 +90,23 @@ func (a *answerer) answer(pending []agui.Interrupt) ([]agui.ResumeEntry, error) 
 	entries := make([]agui.ResumeEntry, 0, len(pending))
 	for _, in := range pending {
 		e := agui.ResumeEntry{InterruptID: in.ID, Status: agui.ResumeStatusResolved}
-		if payload, ok := a.with.payloads[in.ID]; ok {
+		switch payload, given := a.with.payloads[in.ID]; {
+		case given:
 			if a.used == nil {
 				a.used = map[string]bool{}
 			}
 			a.used[in.ID] = true
 			e.Payload = payload
-		} else if a.approve {
-		} else if a.decline {
+		case a.approve: // resolved, without a payload
+		case a.decline:
 			e.Status = agui.ResumeStatusCancelled
-		} else if !a.ask {
-			return nil, fmt.Errorf("%w for interrupt %s (%s)", errNoAnswer, in.ID, describe(in))
-		} else {
+		case a.ask:
 			var err error
 			if e, err = a.prompted(in); err != nil {
 				return nil, err
 			}
+		default:
+			return nil, fmt.Errorf("%w for interrupt %s (%s)", errNoAnswer, in.ID, describe(in))
 		}
 		entries = append(entries, e)
 	}
