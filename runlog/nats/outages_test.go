@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agui-go/sdk/agui"
 	natslog "github.com/agui-go/sdk/runlog/nats"
 )
 
@@ -579,7 +580,7 @@ func testThousandRuns(t *testing.T, window int) {
 			home, other := reps[i%2], reps[(i+1)%2]
 			resp, err := doRetrying(client, &shed, func() *http.Request {
 				req, _ := http.NewRequest(http.MethodPost, home.url+"/agent",
-					strings.NewReader(fmt.Sprintf(`{"threadId":"t-%s","runId":%q,"messages":[]}`, run, run)))
+					strings.NewReader(fmt.Sprintf(`{"threadId":"t-%s","runId":%q,"protocolVersion":%q,"messages":[]}`, run, run, agui.ProtocolVersion)))
 				req.Header.Set("Content-Type", "application/json")
 				return req
 			})
