@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -30,6 +31,10 @@ func TestMain(m *testing.M) {
 		replicaMain(url)
 		return
 	}
+	// Handlers log through slog.Default unless a test gives them a logger;
+	// the outages the tests cause on purpose are not worth a line of the
+	// suite's output.
+	slog.SetDefault(slog.New(slog.DiscardHandler))
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		for _, f := range mainCleanups {
 			f()

@@ -265,7 +265,10 @@ func startReplicaProcess(t *testing.T, natsURL string) (string, *exec.Cmd) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	// What the replica logs (its runs' outages) goes to the test's own
+	// output: shown when it fails or with -v. Wait, in the cleanup, has
+	// copied all of it before the test ends.
+	cmd.Stderr = t.Output()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

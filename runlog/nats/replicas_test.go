@@ -21,6 +21,7 @@ import (
 	"github.com/agui-go/sdk/agui/verify"
 	"github.com/agui-go/sdk/internal/stall"
 	"github.com/agui-go/sdk/internal/tcpcut"
+	"github.com/agui-go/sdk/internal/testlog"
 )
 
 // frame is one SSE frame: its id and its data.
@@ -117,7 +118,7 @@ func serveReplica(t *testing.T, l runlog.Log, name string, agent server.Agent[se
 // Detach).
 func serveReplicaGrace(t *testing.T, l runlog.Log, name string, agent server.Agent[server.NoState], grace time.Duration) *replica {
 	t.Helper()
-	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: l, Authorize: server.AllowAll, Detach: grace, Replica: name}))
+	h := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: l, Authorize: server.AllowAll, Detach: grace, Replica: name}), server.WithLogger(testlog.New(t)))
 	r := &replica{}
 	mux := http.NewServeMux()
 	server.Mount(mux, "/agent", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -314,7 +315,7 @@ func TestOwnerDiesMidRun(t *testing.T) {
 		defer close(gate) // lets A's agent return (its emits fail) so nothing leaks
 		agent := gatedAgent(10, 2, gate)
 		la, ncA := newLog(t, natsURL, lease)
-		ha := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: la, Authorize: server.AllowAll, Detach: time.Minute}))
+		ha := server.NewHandler(agent, server.WithDurableRuns(server.DurableConfig{Log: la, Authorize: server.AllowAll, Detach: time.Minute}), server.WithLogger(testlog.New(t)))
 		muxA := http.NewServeMux()
 		muxA.Handle("/agent", ha)
 		srvA := httptest.NewServer(muxA)
