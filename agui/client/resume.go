@@ -101,7 +101,18 @@ func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, 
 // getStream GETs an event stream (a durable run's, a thread's connect)
 // from u, after lastID when it is not empty: the response of a 200, else
 // the answer's *HTTPError, or the failure of the request.
+//
+// The request declares the version the client's inputs declare, in the
+// query parameter protocolVersion (a GET has no input to carry it): the
+// server translates the stream for it as it translates a run's.
 func (c *Client) getStream(ctx context.Context, u, lastID string, extra http.Header) (*http.Response, error) {
+	if c.era.declare {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		u += sep + "protocolVersion=" + url.QueryEscape(c.era.declared)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("agui client: %w", err)

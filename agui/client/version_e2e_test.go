@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
 // TestVersionsEndToEnd runs our client against our server in both versions:
@@ -66,5 +68,56 @@ func TestVersionsEndToEnd(t *testing.T) {
 	}
 	if _, err := client.New(srv.URL, client.WithProtocolVersion("0.0.57")); err == nil {
 		t.Error("a client can be pinned below 1.0 (that is WithMaxProtocolVersion's business)")
+	}
+}
+
+// TestVersionsOnReattach reads back, with a client pinned to 1.0, a durable
+// run that a 1.1 client started: the reattach declares 1.0 (a GET carries
+// it in the query), so the server translates the logged run and the pinned
+// client reads it without a warning.
+func TestVersionsOnReattach(t *testing.T) {
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		ev := agui.NewReasoningEncryptedValue(agui.ReasoningEncryptedValueSubtypeMessage, "m", "opaque")
+		ev.EncryptedValueType = new("redacted")
+		return server.Success(), rc.Emit(ev)
+	})
+	mux := http.NewServeMux()
+	server.Mount(mux, "/agent", server.NewHandler(agent,
+		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	current, err := client.New(srv.URL + "/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range current.Run(context.Background(), &agui.RunAgentInput{ThreadID: "t", RunID: "r"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var warns []string
+	pinned, err := client.New(srv.URL+"/agent", client.WithProtocolVersion("1.0"),
+		client.WithWarnings(func(w agui.Warning) { warns = append(warns, w.Message) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared string
+	var got *agui.ReasoningEncryptedValue
+	for d, err := range pinned.Resume(context.Background(), "r", client.Position{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := d.Event.(type) { //agui:nonexhaustive the test looks at two types
+		case *agui.RunStarted:
+			declared = *ev.ProtocolVersion
+		case *agui.ReasoningEncryptedValue:
+			got = ev
+		}
+	}
+	if declared != "1.0" || got == nil || got.EncryptedValue != "opaque" || got.EncryptedValueType != nil {
+		t.Errorf("served %q, event %+v", declared, got)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings: %s", strings.Join(warns, "; "))
 	}
 }

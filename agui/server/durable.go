@@ -229,6 +229,11 @@ func (d *durableRuns) serveRoute(w http.ResponseWriter, r *http.Request, runID, 
 		d.cfg.reject(w, r, agui.HTTPCodeInvalidCursor, err.Error(), "runId", runID)
 		return
 	}
+	served, err := d.cfg.readerVersion(r)
+	if err != nil {
+		d.cfg.reject(w, r, agui.HTTPCodeUnsupportedProtocolVersion, err.Error(), "runId", runID)
+		return
+	}
 	switch {
 	case after > info.Last:
 		d.cfg.reject(w, r, agui.HTTPCodeInvalidCursor,
@@ -247,7 +252,7 @@ func (d *durableRuns) serveRoute(w http.ResponseWriter, r *http.Request, runID, 
 		}
 	}
 	d.attach(runID)
-	d.detach(runID, d.stream(w, r, enc, runID, after, nil), readerCause(r))
+	d.detach(runID, d.stream(w, r, enc, runID, after, nil, served.Downgrade), readerCause(r))
 }
 
 // readerCause is why a reader of a durable run stopped reading when it
@@ -503,7 +508,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	}()
 
 	d.attach(input.RunID)
-	ended := d.stream(w, r, enc, input.RunID, 0, tee)
+	ended := d.stream(w, r, enc, input.RunID, 0, tee, false) // the emitter has translated the run already
 	d.detach(input.RunID, ended, readerCause(r))
 	if ended && h.threads != nil {
 		// The client that saw its run end finds it in the thread next.

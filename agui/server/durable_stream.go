@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +23,10 @@ import (
 // With tee (the POST of a run on a log whose appends are visible at once),
 // the stream is fed by the run's appends until the tee stops; then, if the
 // run has not ended, it reads the log from where the tee stopped.
-func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, tee *logTee) (ended bool) {
+//
+// With down (a reader that declared 1.0, readerVersion), each logged event
+// is served as downgradeLogged makes it.
+func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encoding, runID string, after uint64, tee *logTee, down bool) (ended bool) {
 	cfg := d.cfg
 	ctx, stop := d.readContext(r, runID)
 	defer stop()
@@ -65,15 +69,21 @@ func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encodin
 			return false
 		}
 		after = e.Seq
+		data := e.Data
+		if down {
+			if data, err = d.downgrade(r, runID, e.Seq, data); err != nil {
+				return false
+			}
+		}
 		if enc == encodingProtobuf {
-			if proto, err = protoFrame(proto[:0], e.Data); err != nil {
+			if proto, err = protoFrame(proto[:0], data); err != nil {
 				cfg.run.logger.Error("agui/server: a logged event does not frame as protobuf; the stream ends here",
 					"run_id", runID, "seq", e.Seq, "error", err)
 				return false
 			}
 			err = out.add(0, proto, e.Terminal)
 		} else {
-			err = out.add(e.Seq, e.Data, e.Terminal)
+			err = out.add(e.Seq, data, e.Terminal)
 		}
 		if err != nil {
 			return false
@@ -83,6 +93,24 @@ func (d *durableRuns) stream(w http.ResponseWriter, r *http.Request, enc encodin
 		}
 	}
 	return false
+}
+
+// downgrade is downgradeLogged for event seq of run runID, served to the
+// reader of r: what it drops is logged at level Warn, as the emitter logs
+// what it drops for a 1.0 POST; an event that does not decode ends the
+// stream, as one that does not frame as protobuf does.
+func (d *durableRuns) downgrade(r *http.Request, runID string, seq uint64, data []byte) ([]byte, error) {
+	out, lost, err := downgradeLogged(data)
+	if err != nil {
+		d.cfg.run.logger.ErrorContext(r.Context(), "agui/server: a logged event does not decode; the stream ends here",
+			"run_id", runID, "seq", seq, "error", err)
+		return nil, err
+	}
+	if lost != nil {
+		d.cfg.run.logger.WarnContext(r.Context(), "agui/server: the reader speaks protocol 1.0; dropped what 1.1 added",
+			"runId", runID, "seq", seq, "dropped", strings.Join(lost, ","))
+	}
+	return out, nil
 }
 
 // keepAliveOf is the keep-alive interval of a stream in enc: none in

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server/threads"
+	"github.com/agui-go/sdk/internal/protover"
 )
 
 // threadCursor is where a reader of a connect stream left off, as the SSE
@@ -74,6 +75,11 @@ func (t *threadRuns) serveConnect(w http.ResponseWriter, r *http.Request, thread
 		cfg.reject(w, r, agui.HTTPCodeInvalidCursor, err.Error(), "threadId", threadID)
 		return
 	}
+	served, err := cfg.readerVersion(r)
+	if err != nil {
+		cfg.reject(w, r, agui.HTTPCodeUnsupportedProtocolVersion, err.Error(), "threadId", threadID)
+		return
+	}
 	rec, ok := t.get(w, r, threadID)
 	if !ok {
 		return
@@ -93,7 +99,7 @@ func (t *threadRuns) serveConnect(w http.ResponseWriter, r *http.Request, thread
 	out := newStreamWriter(w, cfg, cfg.keepAlive, new(sync.Mutex), new(queue), cancel)
 	defer out.close()
 	if snapshot {
-		if err := writeReplay(out, &rec); err != nil {
+		if err := t.writeReplay(r, out, &rec, served); err != nil {
 			return
 		}
 	}
@@ -107,7 +113,7 @@ func (t *threadRuns) serveConnect(w http.ResponseWriter, r *http.Request, thread
 	defer rcancel(nil)
 	stopOnCut := context.AfterFunc(ctx, func() { rcancel(context.Cause(ctx)) })
 	defer stopOnCut()
-	ended := t.followRun(rctx, out, follow, from)
+	ended := t.followRun(rctx, r, out, follow, from, served.Downgrade)
 	t.d.detach(follow, ended, readerCause(r))
 }
 
@@ -142,8 +148,10 @@ func (t *threadRuns) plan(ctx context.Context, rec *threads.Record, cur threadCu
 	return true, rec.LiveRunID, 0
 }
 
-// writeReplay writes the replayed run of a record: the thread so far.
-func writeReplay(out *streamWriter, rec *threads.Record) error {
+// writeReplay writes the replayed run of a record: the thread so far, in
+// the version served (its RUN_STARTED declares it; a 1.0 reader's messages
+// lose what 1.1 added, logged as the emitter logs it).
+func (t *threadRuns) writeReplay(r *http.Request, out *streamWriter, rec *threads.Record, served protover.Served) error {
 	runID := ""
 	for i := len(rec.Runs) - 1; i >= 0 && runID == ""; i-- {
 		if rec.Runs[i].RunID != rec.LiveRunID {
@@ -153,9 +161,19 @@ func writeReplay(out *streamWriter, rec *threads.Record) error {
 	if runID == "" {
 		runID = "replay-" + agui.NewID()
 	}
+	msgs := nonNil(rec.Messages)
+	if served.Downgrade {
+		var lost []string
+		if msgs, lost = protover.StripMessages(msgs, "/messages"); lost != nil {
+			t.cfg.run.logger.WarnContext(r.Context(), "agui/server: the reader speaks protocol 1.0; dropped what 1.1 added",
+				"threadId", rec.ThreadID, "type", string(agui.EventTypeMessagesSnapshot), "dropped", strings.Join(lost, ","))
+		}
+	}
+	started := agui.NewRunStarted(rec.ThreadID, runID)
+	started.ProtocolVersion = new(declares(served))
 	evs := []agui.Event{
-		agui.NewRunStarted(rec.ThreadID, runID),
-		agui.NewMessagesSnapshot(nonNil(rec.Messages)),
+		started,
+		agui.NewMessagesSnapshot(msgs),
 		agui.NewStateSnapshot(stateOf(rec.State)),
 	}
 	if rec.DroppedMessages > 0 || rec.DroppedRuns > 0 {
@@ -207,7 +225,9 @@ func stateOf(s json.RawMessage) json.RawMessage {
 // followRun writes run runID's events after from, each with its cursor as
 // its SSE id, until its terminal event (reported as ended) or until the
 // reader leaves.
-func (t *threadRuns) followRun(ctx context.Context, out *streamWriter, runID string, from uint64) (ended bool) {
+//
+// With down, each event is served as downgradeLogged makes it.
+func (t *threadRuns) followRun(ctx context.Context, r *http.Request, out *streamWriter, runID string, from uint64, down bool) (ended bool) {
 	var frame []byte
 	after := from
 	for e, err := range t.d.log.Read(ctx, runID, from) {
@@ -221,10 +241,16 @@ func (t *threadRuns) followRun(ctx context.Context, out *streamWriter, runID str
 			return false
 		}
 		after = e.Seq
+		data := e.Data
+		if down {
+			if data, err = t.d.downgrade(r, runID, e.Seq, data); err != nil {
+				return false
+			}
+		}
 		frame = append(frame[:0], "id: "...)
 		frame = append(frame, threadCursor{kind: 'r', seq: e.Seq, run: runID}.String()...)
 		frame = append(frame, "\ndata: "...)
-		frame = append(frame, e.Data...)
+		frame = append(frame, data...)
 		frame = append(frame, "\n\n"...)
 		if out.add(0, frame, e.Terminal) != nil {
 			return false

@@ -2,11 +2,14 @@ package interop
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,15 +25,15 @@ type reloadState struct {
 	Turns int `json:"turns"`
 }
 
-// TestThreadReloadReference is the page reload through the TypeScript
-// reducer (defaultApplyEvents of @ag-ui/client, in Node): three turns with a
-// tool call, an interrupt and a state change; the client drops out of the
-// fourth run; the thread's connect stream, reduced by the reference from
-// nothing, ends with the messages and state the reference reaches from the
-// dropped client's input and the whole fourth run: what a client that never
-// dropped holds.
-func TestThreadReloadReference(t *testing.T) {
-	reached, gate := make(chan struct{}), make(chan struct{})
+// reloadThread serves the reload scenario's agent and plays it up to the
+// drop: three turns (a greeting, a tool call, an interrupt, each changing
+// state) on thread "th", the interrupt resolved, then a fourth run that the
+// client leaves once the agent is mid-message. The agent waits there until
+// gate is closed. It returns the server and what the dropped client had
+// when it left.
+func reloadThread(t *testing.T, gate chan struct{}) (*httptest.Server, *client.Result) {
+	t.Helper()
+	reached := make(chan struct{})
 	agent := server.AgentFunc[reloadState](func(ctx context.Context, rc *server.RunContext[reloadState]) (server.Outcome, error) {
 		turn := rc.State().Turns + 1
 		if err := rc.ChangeState(func(s *reloadState) { s.Turns = turn }); err != nil {
@@ -71,7 +74,7 @@ func TestThreadReloadReference(t *testing.T) {
 		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}),
 		server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll})))
 	srv := httptest.NewServer(mux)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 
 	c, err := client.New(srv.URL + "/agent")
 	if err != nil {
@@ -97,6 +100,19 @@ func TestThreadReloadReference(t *testing.T) {
 	<-reached
 	drop()
 	res4 := <-ran
+	return srv, res4
+}
+
+// TestThreadReloadReference is the page reload through the TypeScript
+// reducer (defaultApplyEvents of @ag-ui/client, in Node): three turns with a
+// tool call, an interrupt and a state change; the client drops out of the
+// fourth run; the thread's connect stream, reduced by the reference from
+// nothing, ends with the messages and state the reference reaches from the
+// dropped client's input and the whole fourth run: what a client that never
+// dropped holds.
+func TestThreadReloadReference(t *testing.T) {
+	gate := make(chan struct{})
+	srv, res4 := reloadThread(t, gate)
 
 	resp, err := http.Get(srv.URL + "/agent/threads/th/events")
 	if err != nil {
@@ -155,5 +171,113 @@ func TestThreadReloadReference(t *testing.T) {
 	}
 	if n := len(refs[0].PendingInterrupts); n != 0 {
 		t.Errorf("%d interrupts still pending after the run that resumed them", n)
+	}
+}
+
+// TestThreadConnectHTTPAgent is the reload through the reference client
+// itself: a new @ag-ui/client HttpAgent, whose connect() GETs the thread's
+// events (connect.mjs: the few lines a TypeScript app adds), picks the
+// thread up with connectAgent while its fourth run is live. The whole
+// client pipeline sees the stream, its verifier included: no warning, no
+// rejection, and the agent ends with what an uninterrupted client holds.
+func TestThreadConnectHTTPAgent(t *testing.T) {
+	dir, err := NodeDir()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	gate := make(chan struct{})
+	srv, res4 := reloadThread(t, gate)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "connect.mjs", srv.URL+"/agent", "th")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	released := false
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if sc.Text() == "live" && !released {
+			close(gate) // the client follows the live run: let it go on
+			released = true
+			continue
+		}
+		lines = append(lines, sc.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("node connect.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, strings.Join(lines, "\n"), stderr.String())
+	}
+	if !released {
+		close(gate)
+		t.Fatalf("the client never reached the live run:\n%s", strings.Join(lines, "\n"))
+	}
+	if s := strings.TrimSpace(stderr.String()); s != "" {
+		t.Errorf("node wrote to stderr:\n%s", s)
+	}
+	var rep struct {
+		Types             []string          `json:"types"`
+		RunIDs            []string          `json:"runIds"`
+		Rejection         *string           `json:"rejection"`
+		Finished          []json.RawMessage `json:"finished"`
+		Messages          []any             `json:"messages"`
+		State             json.RawMessage   `json:"state"`
+		PendingInterrupts []any             `json:"pendingInterrupts"`
+		Warnings          []string          `json:"warnings"`
+	}
+	if len(lines) == 0 {
+		t.Fatal("no report")
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, lines[len(lines)-1])
+	}
+	if rep.Rejection != nil {
+		t.Fatalf("connectAgent rejected: %s", *rep.Rejection)
+	}
+	if len(rep.Warnings) > 0 {
+		t.Errorf("the client warned:\n%s", strings.Join(rep.Warnings, "\n"))
+	}
+	if len(rep.RunIDs) != 2 || rep.RunIDs[1] != "run-4" {
+		t.Errorf("runs %q, want the replayed history then run-4", rep.RunIDs)
+	}
+	if n := len(rep.Types); n == 0 || rep.Types[n-1] != "RUN_FINISHED" || len(rep.Finished) != 2 {
+		t.Errorf("events %v, %d RUN_FINISHED", rep.Types, len(rep.Finished))
+	}
+
+	// What a client that never dropped holds: the reference reducer over the
+	// dropped client's input and the whole fourth run.
+	resp, err := http.Get(srv.URL + "/agent/runs/run-4/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var run4 []json.RawMessage
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			run4 = append(run4, json.RawMessage(data))
+		}
+	}
+	ref := referenceReduce(t, []reducerCase{{Messages: encodeAll[agui.Message](t, res4.Input.Messages), State: res4.Input.State, Events: run4}})[0]
+	got, want := decodeNumbers(t, mustMarshal(t, rep.Messages)), decodeNumbers(t, mustMarshal(t, ref.Messages))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("messages\n  connected     %s\n  uninterrupted %s", mustMarshal(t, got), mustMarshal(t, want))
+	}
+	if string(rep.State) != `{"turns":4}` {
+		t.Errorf("state %s, want {\"turns\":4}", rep.State)
+	}
+	if len(rep.PendingInterrupts) != 0 {
+		t.Errorf("pending interrupts %v after the run that resumed them", rep.PendingInterrupts)
 	}
 }
