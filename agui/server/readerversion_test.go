@@ -108,7 +108,9 @@ func TestReaderVersion(t *testing.T) {
 			resp, err := http.Get(srv.URL + "/agent" + path + "?protocolVersion=2.0")
 			noErr(t, err)
 			defer resp.Body.Close()
-			var answer struct{ Error struct{ Code, Message string } }
+			var answer struct {
+				Error struct{ Code, Message string }
+			}
 			noErr(t, json.NewDecoder(resp.Body).Decode(&answer))
 			equal(t, false, http.StatusBadRequest, resp.StatusCode)
 			equal(t, false, string(agui.HTTPCodeUnsupportedProtocolVersion), answer.Error.Code, answer.Error.Message)
