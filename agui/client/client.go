@@ -263,16 +263,31 @@ func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOpti
 	if err != nil {
 		return err
 	}
-	return c.consume(ctx, resp, in.RunID, Position{}, rc, warn, deliver)
+	return c.consume(ctx, resp, in.RunID, c.runReattacher(ctx, in.RunID, rc), Position{}, rc, warn, deliver)
 }
 
-// consume reads a run's stream from resp through the pipeline. An SSE
-// stream whose events carry ids (durable runs) is reattached to run runID
-// when the connection drops before the terminal event (see
-// WithResumeAttempts). Events at skip or before go through the pipeline,
-// which checks the run from its start, but are not delivered. It closes
-// resp's body.
-func (c *Client) consume(ctx context.Context, resp *http.Response, runID string, skip Position, rc runConfig, warn func(agui.Warning), deliver func(Delivery, int) bool) error {
+// reattacher opens a stream again after the SSE id lastID of the last event
+// read, the attempt-th time: it waits out the attempt's backoff, or the
+// server's last Retry-After (hint) when that is longer, first.
+type reattacher func(lastID string, attempt int, hint time.Duration) (*http.Response, error)
+
+// runReattacher reattaches to durable run runID; nil for a run without id.
+func (c *Client) runReattacher(ctx context.Context, runID string, rc runConfig) reattacher {
+	if runID == "" {
+		return nil
+	}
+	return func(lastID string, attempt int, hint time.Duration) (*http.Response, error) {
+		return c.resume(ctx, runID, lastID, attempt, rc.header, hint)
+	}
+}
+
+// consume reads a run's stream (of run runID; "" for a thread's) from resp
+// through the pipeline. An SSE stream whose events carry ids (durable runs,
+// a thread's connect stream) is opened again with again when the connection
+// drops before a terminal event (see WithResumeAttempts); nil: never.
+// Events at skip or before go through the pipeline, which checks the run
+// from its start, but are not delivered. It closes resp's body.
+func (c *Client) consume(ctx context.Context, resp *http.Response, runID string, again reattacher, skip Position, rc runConfig, warn func(agui.Warning), deliver func(Delivery, int) bool) error {
 	defer func() { resp.Body.Close() }()
 	p, _ := NewPipeline(PipelineWarnings(warn))
 	p.era = c.era
@@ -326,7 +341,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 					crWarned = true
 					warn(agui.Warning{Kind: agui.WarnFraming, Index: p.frames, Offset: -1, Message: "the stream ends lines with CR or CRLF: read here, but the reference client splits frames on LF alone and cannot read it"})
 				}
-				if err == nil || ended || runID == "" || r.LastEventID() == "" || ctx.Err() != nil || attempts >= c.resumeAttempts {
+				if err == nil || ended || again == nil || r.LastEventID() == "" || ctx.Err() != nil || attempts >= c.resumeAttempts {
 					return frame, err
 				}
 				// The server numbers its events (durable runs) and the
@@ -334,7 +349,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 				// after the last event read; the server replays strictly
 				// after it, so every event is delivered once, in order.
 				attempts++
-				again, rerr := c.resume(ctx, runID, r.LastEventID(), attempts, rc.header, hint)
+				next, rerr := again(r.LastEventID(), attempts, hint)
 				if rerr != nil {
 					var he *HTTPError
 					refused := errors.As(rerr, &he)
@@ -350,7 +365,7 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 					return nil, fmt.Errorf("%w; reattaching failed: %w", err, rerr)
 				}
 				resp.Body.Close()
-				resp = again
+				resp = next
 				last := r.LastEventID()
 				r.Release()
 				r = sse.NewReader(resp.Body)

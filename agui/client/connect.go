@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/agui-go/sdk/agui"
 )
@@ -27,8 +28,11 @@ var ErrNoThreadID = errors.New("agui client: Connect needs the thread's id (With
 //
 // The Result's Outcome is the last run's in the stream: the live run's when
 // one was followed. A refusal is an *HTTPError (403 unauthorised, 404 an
-// unknown thread, 410 one the server forgot). A connection that drops is
-// not reattached: call Connect again.
+// unknown thread, 410 one the server forgot). A connection that drops
+// after the replayed run is opened again after the last event read, as a
+// run's is (WithResumeAttempts): every event is delivered once. One that
+// drops inside the replay (its frames carry no id until its last) is an
+// error: call Connect again.
 func (t *Thread) Connect(ctx context.Context, opts ...RunOption) (*Result, error) {
 	t.run.Lock()
 	defer t.run.Unlock()
@@ -49,7 +53,7 @@ func (t *Thread) Connect(ctx context.Context, opts ...RunOption) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	err = t.c.consume(ctx, resp, "", Position{}, rc, warn, t.deliver(res, warn))
+	err = t.c.consume(ctx, resp, "", t.c.threadReattacher(ctx, id, rc), Position{}, rc, warn, t.deliver(res, warn))
 	t.mu.Lock()
 	res.NewMessages = t.conv.NewMessages()
 	res.State = t.conv.State()
@@ -82,7 +86,7 @@ func (c *Client) Connect(ctx context.Context, threadID string, opts ...RunOption
 			return
 		}
 		stopped := false
-		err = c.consume(ctx, resp, "", Position{}, rc, c.warnFunc(rc.warn), func(d Delivery, _ int) bool {
+		err = c.consume(ctx, resp, "", c.threadReattacher(ctx, threadID, rc), Position{}, rc, c.warnFunc(rc.warn), func(d Delivery, _ int) bool {
 			stopped = !yield(d, nil)
 			return !stopped
 		})
@@ -104,4 +108,16 @@ func (c *Client) threadURL(threadID, action string) string {
 // connect opens the connect stream of a thread.
 func (c *Client) connect(ctx context.Context, threadID string, extra http.Header) (*http.Response, error) {
 	return c.getStream(ctx, c.threadURL(threadID, "events"), "", extra)
+}
+
+// threadReattacher opens thread threadID's connect stream again after the
+// last SSE id read: the server goes on from there, the rest of the live
+// run, or the replay's end when the drop fell between the two.
+func (c *Client) threadReattacher(ctx context.Context, threadID string, rc runConfig) reattacher {
+	return func(lastID string, attempt int, hint time.Duration) (*http.Response, error) {
+		if err := backoff(ctx, attempt, hint); err != nil {
+			return nil, err
+		}
+		return c.getStream(ctx, c.threadURL(threadID, "events"), lastID, rc.header)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/agui-go/sdk/agui/conversation"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/internal/tcpcut"
 )
 
 type count struct {
@@ -174,4 +176,92 @@ func TestThreadConnectRefused(t *testing.T) {
 	if _, err := c.NewThread().Connect(context.Background()); !errors.Is(err, client.ErrNoThreadID) {
 		t.Fatalf("got %v, want ErrNoThreadID", err)
 	}
+}
+
+// TestThreadConnectReattaches: a connect stream cut mid-way through the
+// live run (a TCP reset, 4 KiB in) is opened again after the last event
+// read, and the thread ends as the thread that ran it: every delta once.
+func TestThreadConnectReattaches(t *testing.T) {
+	gate := make(chan struct{})
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		if rc.Input().RunID != "live" {
+			return server.Success(), rc.Say("history")
+		}
+		m, err := rc.StartTextMessage()
+		if err != nil {
+			return server.Outcome{}, err
+		}
+		for i := range 300 {
+			if i == 150 { // about 12 KiB sent: the cut falls before
+				select {
+				case <-gate:
+				case <-ctx.Done():
+					return server.Outcome{}, ctx.Err()
+				}
+			}
+			if err := m.Append(fmt.Sprintf("word %d ", i)); err != nil {
+				return server.Outcome{}, err
+			}
+		}
+		return server.Success(), m.End()
+	})
+	mux := http.NewServeMux()
+	server.Mount(mux, "/agent", server.NewHandler(agent,
+		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}),
+		server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.New(srv.URL + "/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.NewThread(client.WithThreadID("th"))
+	first.AddUserMessage("hi")
+	if _, err := first.Run(ctx, client.RunParams{}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := first.Run(ctx, client.RunParams{RunID: "live"}); done <- err }()
+	deadline := time.Now().Add(10 * time.Second)
+	for !live(t, srv.URL, "live") {
+		if time.Now().After(deadline) {
+			close(gate)
+			t.Fatal("the run never went live")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	proxy := tcpcut.New(t, 4<<10, srv.Listener.Addr().String())
+	pc, err := client.New(proxy.URL() + "/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := pc.NewThread(client.WithThreadID("th"))
+	connected := make(chan error, 1)
+	var res *client.Result
+	go func() {
+		var err error
+		res, err = second.Connect(ctx)
+		connected <- err
+	}()
+	for proxy.Cuts() == 0 {
+		select {
+		case err := <-connected:
+			close(gate)
+			t.Fatalf("connect ended before the cut: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	close(gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-connected; err != nil {
+		t.Fatalf("connect after the cut: %v", err)
+	}
+	if res.Outcome.RunID != "live" || res.Outcome.Status != conversation.Succeeded {
+		t.Fatalf("connect ended with %+v", res.Outcome)
+	}
+	same(t, first, second)
 }

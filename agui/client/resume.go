@@ -66,7 +66,7 @@ func (c *Client) Resume(ctx context.Context, runID string, after Position, opts 
 		stopped := false
 		resp, err := c.resume(ctx, runID, "", 0, rc.header, 0)
 		if err == nil {
-			err = c.consume(ctx, resp, runID, after, rc, c.warnFunc(rc.warn), func(d Delivery, _ int) bool {
+			err = c.consume(ctx, resp, runID, c.runReattacher(ctx, runID, rc), after, rc, c.warnFunc(rc.warn), func(d Delivery, _ int) bool {
 				stopped = !yield(d, nil)
 				return !stopped
 			})
@@ -85,17 +85,28 @@ const maxRetryAfter = 10 * time.Second
 // or the server's last Retry-After (hint) when that is longer, and
 // reattaches to the run after lastID ("": from its start).
 func (c *Client) resume(ctx context.Context, runID, lastID string, attempt int, extra http.Header, hint time.Duration) (*http.Response, error) {
-	if attempt > 0 {
-		wait := max(min(50*time.Millisecond<<(attempt-1), 2*time.Second), min(hint, maxRetryAfter))
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctxcause.Err(ctx)
-		}
+	if err := backoff(ctx, attempt, hint); err != nil {
+		return nil, err
 	}
 	return c.getStream(ctx, c.runURL(runID, "events"), lastID, extra)
+}
+
+// backoff waits before the attempt-th reattachment (not at all for attempt
+// 0): 50ms doubling up to 2s, or the server's last Retry-After (hint) when
+// that is longer, up to maxRetryAfter.
+func backoff(ctx context.Context, attempt int, hint time.Duration) error {
+	if attempt == 0 {
+		return nil
+	}
+	wait := max(min(50*time.Millisecond<<(attempt-1), 2*time.Second), min(hint, maxRetryAfter))
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctxcause.Err(ctx)
+	}
 }
 
 // getStream GETs an event stream (a durable run's, a thread's connect)
