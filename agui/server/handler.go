@@ -287,6 +287,9 @@ func (h *handler[S]) readInput(w http.ResponseWriter, r *http.Request) (*agui.Ru
 			"threadId", input.ThreadID, "runId", input.RunID)
 		return nil, nil, false
 	}
+	if h.threads != nil && h.threads.remembers && !h.threads.remember(w, r, input) {
+		return nil, nil, false
+	}
 	var state *S
 	if input.State != nil && !isNoState[S]() {
 		state = new(S)

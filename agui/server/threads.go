@@ -34,6 +34,17 @@ type ThreadConfig struct {
 	// the request names no limit (default 20; a limit may ask for up to
 	// 100).
 	PageSize int
+	// Remember gives each run the thread's stored conversation, so that a
+	// thin client may send only its new messages: the agent's input holds
+	// the stored messages, in the thread's order, each replaced by the
+	// client's message of the same id when it sent one, then the client's
+	// messages the thread does not have, in the client's order (the
+	// reconciliation MESSAGES_SNAPSHOT makes, by id). An input without
+	// state gets the thread's. A client that sends the whole history gets
+	// what it sent. A stored message cannot be taken back by leaving it out.
+	// The thread is read only for a request Authorize allows (403
+	// otherwise): its history is no less private on a POST than on a GET.
+	Remember bool
 }
 
 const (
@@ -95,6 +106,71 @@ func WithThreads(cfg ThreadConfig) HandlerOption {
 	})
 }
 
+// remember gives input the stored conversation of its thread
+// (ThreadConfig.Remember) and reports whether the request may go on; when
+// not, it has answered it (403 unauthorised, 503 a store that failed). A
+// thread the store does not know, or has forgotten, gives nothing: the
+// client's messages are the whole conversation.
+func (t *threadRuns) remember(w http.ResponseWriter, r *http.Request, input *agui.RunAgentInput) bool {
+	if input.ThreadID == "" {
+		return true
+	}
+	if t.auth == nil {
+		t.cfg.reject(w, r, agui.HTTPCodeForbidden, "threads need an authorization hook; none is configured", "threadId", input.ThreadID)
+		return false
+	}
+	if err := t.auth(r, input.ThreadID, ""); err != nil {
+		t.cfg.reject(w, r, agui.HTTPCodeForbidden, err.Error(), "threadId", input.ThreadID, "runId", input.RunID)
+		return false
+	}
+	rec, err := t.store.Get(r.Context(), input.ThreadID)
+	switch {
+	case errors.Is(err, threads.ErrNotFound), errors.Is(err, threads.ErrExpired):
+		return true
+	case err != nil:
+		w.Header().Set("Retry-After", "1")
+		t.cfg.reject(w, r, agui.HTTPCodeRunLogFailed, "the thread store failed: "+err.Error(), "threadId", input.ThreadID, "runId", input.RunID)
+		return false
+	}
+	input.Messages = reconcile(rec.Messages, input.Messages)
+	if input.State == nil && rec.State != nil {
+		input.State = slices.Clone(rec.State)
+	}
+	return true
+}
+
+// reconcile is the conversation a run of a remembering thread gets: the
+// stored messages in order, each replaced by the client's of the same id,
+// then the client's new ones in its order. Messages without an id are the
+// client's alone and keep their place among its new ones.
+func reconcile(stored, sent []agui.Message) []agui.Message {
+	if len(stored) == 0 {
+		return sent
+	}
+	byID := make(map[string]int, len(sent))
+	for i, m := range sent {
+		if id := m.MessageID(); id != "" {
+			byID[id] = i
+		}
+	}
+	out := make([]agui.Message, 0, len(stored)+len(sent))
+	used := make([]bool, len(sent))
+	for _, m := range stored {
+		if i, ok := byID[m.MessageID()]; ok {
+			out = append(out, sent[i])
+			used[i] = true
+			continue
+		}
+		out = append(out, m)
+	}
+	for i, m := range sent {
+		if !used[i] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // ThreadTruncatedEvent is the name of the CUSTOM event a connect stream's
 // replayed run carries, after its snapshots, when the thread's store dropped
 // its oldest messages (or runs): its value is
@@ -110,13 +186,15 @@ type threadRuns struct {
 	page  int
 	d     *durableRuns
 	cfg   *handlerConfig
+	// remembers: ThreadConfig.Remember
+	remembers bool
 
 	mu   sync.Mutex
 	recs map[string]*threadRecorder // by run id: the runs of this replica being recorded
 }
 
 func newThreadRuns(c ThreadConfig, d *durableRuns, cfg *handlerConfig) *threadRuns {
-	return &threadRuns{store: c.Store, auth: c.Authorize, page: c.PageSize, d: d, cfg: cfg, recs: map[string]*threadRecorder{}}
+	return &threadRuns{store: c.Store, auth: c.Authorize, page: c.PageSize, d: d, cfg: cfg, remembers: c.Remember, recs: map[string]*threadRecorder{}}
 }
 
 // recorded waits until run runID's end is in its thread's record, when the
