@@ -13,6 +13,7 @@
 // the replayed history), so that the test can let that run go on; the
 // report follows on the last line.
 import { HttpAgent, runHttpRequest, transformHttpEventStream } from "@ag-ui/client";
+import { captureWarnings } from "./warnings.mjs";
 
 const [url, threadId] = process.argv.slice(2);
 if (!url || !threadId) {
@@ -20,12 +21,7 @@ if (!url || !threadId) {
   process.exit(2);
 }
 
-const warnings = [];
-const capture = (level) => (...args) =>
-  warnings.push(`${level}: ${args.map((a) => (a instanceof Error ? a.stack : typeof a === "string" ? a : JSON.stringify(a))).join(" ")}`);
-console.warn = capture("console.warn");
-console.error = capture("console.error");
-process.on("warning", (w) => warnings.push(`process warning: ${w.name}: ${w.message}`));
+const warnings = captureWarnings();
 
 class ThreadAgent extends HttpAgent {
   connect() {

@@ -4,6 +4,7 @@
 //
 // Usage: node httpagent.mjs http://127.0.0.1:PORT/agent
 import { HttpAgent } from "@ag-ui/client";
+import { captureWarnings } from "./warnings.mjs";
 
 const url = process.argv[2];
 if (!url) {
@@ -11,13 +12,7 @@ if (!url) {
   process.exit(2);
 }
 
-// Every warning or error the client prints is a finding.
-const warnings = [];
-const capture = (level) => (...args) =>
-  warnings.push(`${level}: ${args.map((a) => (a instanceof Error ? a.stack : typeof a === "string" ? a : JSON.stringify(a))).join(" ")}`);
-console.warn = capture("console.warn");
-console.error = capture("console.error");
-process.on("warning", (w) => warnings.push(`process warning: ${w.name}: ${w.message}`));
+const warnings = captureWarnings();
 
 async function run(agent, params, { abortAfterContent } = {}) {
   const report = { types: [], rejection: null, runError: null, finished: null, result: null };

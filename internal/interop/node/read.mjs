@@ -5,14 +5,10 @@
 //
 // Usage: node read.mjs http://127.0.0.1:PORT/agent
 import { HttpAgent } from "@ag-ui/client";
+import { captureWarnings } from "./warnings.mjs";
 
 const url = process.argv[2];
-const warnings = [];
-const capture = (level) => (...args) =>
-  warnings.push(`${level}: ${args.map((a) => (a instanceof Error ? a.stack : typeof a === "string" ? a : JSON.stringify(a))).join(" ")}`);
-console.warn = capture("console.warn");
-console.error = capture("console.error");
-process.on("warning", (w) => warnings.push(`process warning: ${w.name}: ${w.message}`));
+const warnings = captureWarnings();
 
 const agent = new HttpAgent({ url, threadId: "t", initialMessages: [{ id: "u", role: "user", content: "hi" }] });
 const report = { types: [], rejection: null, events: [] };
