@@ -136,18 +136,7 @@ func TestThreadReloadReference(t *testing.T) {
 		t.Fatal("the connect stream never reached the live run")
 	}
 
-	resp, err = http.Get(srv.URL + "/agent/runs/run-4/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	var run4 []json.RawMessage
-	for line := range strings.SplitSeq(string(body), "\n") {
-		if data, ok := strings.CutPrefix(line, "data: "); ok {
-			run4 = append(run4, json.RawMessage(data))
-		}
-	}
+	run4 := runEvents(t, srv.URL, "run-4")
 
 	cases := []reducerCase{
 		{Messages: []json.RawMessage{}, State: json.RawMessage(`{}`), Events: connect},
@@ -257,18 +246,7 @@ func TestThreadConnectHTTPAgent(t *testing.T) {
 
 	// What a client that never dropped holds: the reference reducer over the
 	// dropped client's input and the whole fourth run.
-	resp, err := http.Get(srv.URL + "/agent/runs/run-4/events")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	var run4 []json.RawMessage
-	for line := range strings.SplitSeq(string(body), "\n") {
-		if data, ok := strings.CutPrefix(line, "data: "); ok {
-			run4 = append(run4, json.RawMessage(data))
-		}
-	}
+	run4 := runEvents(t, srv.URL, "run-4")
 	ref := referenceReduce(t, []reducerCase{{Messages: encodeAll[agui.Message](t, res4.Input.Messages), State: res4.Input.State, Events: run4}})[0]
 	got, want := decodeNumbers(t, mustMarshal(t, rep.Messages)), decodeNumbers(t, mustMarshal(t, ref.Messages))
 	if !reflect.DeepEqual(got, want) {
@@ -280,4 +258,22 @@ func TestThreadConnectHTTPAgent(t *testing.T) {
 	if len(rep.PendingInterrupts) != 0 {
 		t.Errorf("pending interrupts %v after the run that resumed them", rep.PendingInterrupts)
 	}
+}
+
+// runEvents is the whole of durable run run's events, as its log holds them.
+func runEvents(t *testing.T, base, run string) []json.RawMessage {
+	t.Helper()
+	resp, err := http.Get(base + "/agent/runs/" + run + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var out []json.RawMessage
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			out = append(out, json.RawMessage(data))
+		}
+	}
+	return out
 }
