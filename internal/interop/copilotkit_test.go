@@ -188,6 +188,13 @@ type ckReport struct {
 			Before ckView `json:"before"`
 			After  ckView `json:"after"`
 		} `json:"reload"`
+		LiveReload struct {
+			Followed       bool   `json:"followed"`
+			IsRunning      bool   `json:"isRunning"`
+			FirstIsRunning bool   `json:"firstIsRunning"`
+			First          ckView `json:"first"`
+			Reloaded       ckView `json:"reloaded"`
+		} `json:"liveReload"`
 		Fresh ckView `json:"fresh"`
 	} `json:"steps"`
 }
@@ -199,7 +206,9 @@ type ckReport struct {
 // On one thread it reads the info, runs a tool call with state (the first
 // state event a STATE_DELTA), an interrupt and its resume, stops a run
 // midway, then a new client reconnects to the thread (the reload) and
-// holds what the first one held; a connect to an unknown thread is empty.
+// holds what the first one held; a page reloaded during a run follows it
+// and stops it (its connect stream ending with the stop); a connect to an
+// unknown thread is empty.
 // The client reports no warning and no error along the way, and its inputs
 // declare no protocol version (it is a 1.0 consumer: the streams it gets
 // are 1.0).
@@ -207,7 +216,7 @@ func TestCopilotKitClient(t *testing.T) {
 	dir := copilotDir(t)
 	for _, transport := range []string{"auto", "single"} {
 		t.Run(transport, func(t *testing.T) {
-			stopped := make(chan error, 1)
+			stopped := make(chan error, 2)
 			chat := server.NewHandler[ckState](ckAgent(stopped),
 				server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}),
 				server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll}))
@@ -267,13 +276,15 @@ func TestCopilotKitClient(t *testing.T) {
 				t.Errorf("resume: messages %+v state %v", m, s.Resume.State)
 			}
 
-			select {
-			case cause := <-stopped:
-				if !errors.Is(cause, server.ErrCancelRequested) {
-					t.Errorf("stop: the run was cancelled by %v, not by the stop", cause)
+			for i := range 2 {
+				select {
+				case cause := <-stopped:
+					if !errors.Is(cause, server.ErrCancelRequested) {
+						t.Errorf("stop %d: the run was cancelled by %v, not by the stop", i+1, cause)
+					}
+				case <-ctx.Done():
+					t.Fatalf("stop %d: the run was never cancelled", i+1)
 				}
-			case <-ctx.Done():
-				t.Fatal("stop: the run was never cancelled")
 			}
 			if s.Stop.Live || s.Stop.IsRunning {
 				t.Errorf("stop: the thread still has a live run (%v) or the client is running (%v)", s.Stop.Live, s.Stop.IsRunning)
@@ -284,6 +295,13 @@ func TestCopilotKitClient(t *testing.T) {
 
 			if !reflect.DeepEqual(s.Reload.After, s.Reload.Before) {
 				t.Errorf("reload: the new client holds\n%+v\nthe first held\n%+v", s.Reload.After, s.Reload.Before)
+			}
+			lr := s.LiveReload
+			if !lr.Followed || lr.IsRunning || lr.FirstIsRunning {
+				t.Errorf("live reload: followed the live run %v; still running: reloaded %v, first %v", lr.Followed, lr.IsRunning, lr.FirstIsRunning)
+			}
+			if !reflect.DeepEqual(lr.Reloaded, lr.First) || len(lr.First.Messages) != len(s.Reload.After.Messages)+2 {
+				t.Errorf("live reload: the reloaded page holds\n%+v\nthe first\n%+v", lr.Reloaded, lr.First)
 			}
 			if len(s.Fresh.Messages) != 0 {
 				t.Errorf("fresh thread: messages %+v", s.Fresh.Messages)
@@ -302,8 +320,8 @@ func TestCopilotKitClient(t *testing.T) {
 
 			inputs.mu.Lock()
 			defer inputs.mu.Unlock()
-			if len(inputs.versions) != 4 {
-				t.Errorf("the agent got %d runs, want 4", len(inputs.versions))
+			if len(inputs.versions) != 5 {
+				t.Errorf("the agent got %d runs, want 5", len(inputs.versions))
 			}
 			for _, v := range inputs.versions {
 				if v != "<none>" {

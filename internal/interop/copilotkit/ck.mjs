@@ -7,7 +7,8 @@
 // The steps, on one thread: info; a run with a tool call and state (its
 // first state event a STATE_DELTA); a run that ends in an interrupt and the
 // run that resumes it; a run stopped midway; then a new client (a reloaded
-// page) connecting to the thread.
+// page) connecting to the thread; a reload during a live run, which the
+// reloaded page stops; a connect to a thread nothing ran on.
 import { CopilotKitCore } from "@copilotkit/core";
 
 const [runtimeUrl, transport, threadUrl] = process.argv.slice(2);
@@ -108,6 +109,26 @@ try {
   agent2.threadId = threadId;
   await core2.connectAgent({ agent: agent2 });
   out.steps.reload = { before, after: view(agent2) };
+
+  // A reload during a live run, stopped from the reloaded page: its
+  // connect stream follows the run to its end, which the stop makes.
+  agent.addMessage(userMessage("tell me a long story"));
+  let started2;
+  const firstWords2 = new Promise((r) => (started2 = r));
+  const sub2 = agent.subscribe({ onTextMessageContentEvent: () => started2() });
+  const running2 = core.runAgent({ agent });
+  await firstWords2;
+  sub2.unsubscribe();
+  const core3 = await newCore();
+  const agent4 = core3.getAgent("chat");
+  agent4.threadId = threadId;
+  const connecting = core3.connectAgent({ agent: agent4 });
+  for (let i = 0; i < 400 && agent4.messages.at(-1)?.content !== "Once upon a time"; i++) await sleep(25);
+  const followed = agent4.messages.at(-1)?.content === "Once upon a time";
+  core3.stopAgent({ agent: agent4 });
+  await connecting;
+  await running2;
+  out.steps.liveReload = { followed, isRunning: agent4.isRunning, firstIsRunning: agent.isRunning, first: view(agent), reloaded: view(agent4) };
 
   // A connect to a thread nothing ran on: an empty history, no error.
   const agent3 = core2.getAgent("chat");
