@@ -2,6 +2,7 @@ package copilotkit
 
 import (
 	"bytes"
+	"log/slog"
 	"net/http"
 
 	"github.com/agui-go/sdk/agui"
@@ -17,15 +18,15 @@ const stoppedMessage = "Run stopped by user"
 
 // dialect passes an agent handler's response to a CopilotKit client. A
 // response other than an event stream goes through as it is (the JSON
-// error bodies). In an event stream, a stopped run's ending is rewritten in
-// the words the client knows: RUN_FINISHED with the cancelled outcome, which
-// the client's schema (@ag-ui/client 0.0.59) does not have, and RUN_ERROR
-// CANCELLED, which it would report as a failure, both become RUN_ERROR
-// "abort". Every other frame, keep-alives and SSE ids included, is passed
-// byte for byte. For connect, the agent's "no such thread" (404, 410) is an
-// empty stream instead.
+// error bodies). In an event stream, the few events the client's schema
+// (@ag-ui/client 0.0.59) refuses, and a stopped run's ending, which it
+// would report as a failure, are rewritten in words it knows (see
+// rewrite); every other frame, keep-alives and SSE ids included, is passed
+// byte for byte. For connect, the agent's "no such thread" (404, 410) is
+// an empty stream instead.
 type dialect struct {
 	w       http.ResponseWriter
+	logger  *slog.Logger
 	connect bool
 	wrote   bool
 	sse     bool // the response is an event stream: frames are read
@@ -34,8 +35,8 @@ type dialect struct {
 	out     []byte
 }
 
-func newDialect(w http.ResponseWriter, connect bool) *dialect {
-	return &dialect{w: w, connect: connect}
+func newDialect(w http.ResponseWriter, connect bool, logger *slog.Logger) *dialect {
+	return &dialect{w: w, connect: connect, logger: logger}
 }
 
 func (d *dialect) Header() http.Header { return d.w.Header() }
@@ -72,7 +73,7 @@ func (d *dialect) Write(p []byte) (int, error) {
 	case !d.sse:
 		return d.w.Write(p)
 	}
-	if len(d.buf) == 0 && !mayStop(p) && bytes.HasSuffix(p, frameEnd) {
+	if len(d.buf) == 0 && !mayRewrite(p) && bytes.HasSuffix(p, frameEnd) {
 		// Whole frames, none of them a stopped run's ending: as they are.
 		return d.w.Write(p)
 	}
@@ -83,7 +84,7 @@ func (d *dialect) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		d.out = appendFrame(d.out, d.buf[:i+len(frameEnd)])
+		d.out = d.appendFrame(d.out, d.buf[:i+len(frameEnd)])
 		d.buf = d.buf[i+len(frameEnd):]
 	}
 	if len(d.buf) == 0 {
@@ -121,22 +122,29 @@ func (d *dialect) finish() {
 }
 
 var (
-	frameEnd    = []byte("\n\n")
-	dataPrefix  = []byte("data: ")
-	markOutcome = []byte(`"cancelled"`)
-	markCode    = []byte(`"CANCELLED"`)
+	frameEnd   = []byte("\n\n")
+	dataPrefix = []byte("data: ")
+	// marks are what a frame the dialect rewrites must hold: the cancelled
+	// outcome, the CANCELLED code, a success outcome's pendingToolCallIds,
+	// content given as parts.
+	marks = [][]byte{[]byte(`"cancelled"`), []byte(`"CANCELLED"`), []byte(`"pendingToolCallIds"`), []byte(`"content":[`)}
 )
 
-// mayStop reports whether p may hold a stopped run's ending: a quick test,
-// so that the frames of a run's body pass without being split.
-func mayStop(p []byte) bool {
-	return bytes.Contains(p, markOutcome) || bytes.Contains(p, markCode)
+// mayRewrite reports whether p may hold a frame the dialect rewrites: a
+// quick test, so that the frames of a run's body pass without being split.
+func mayRewrite(p []byte) bool {
+	for _, m := range marks {
+		if bytes.Contains(p, m) {
+			return true
+		}
+	}
+	return false
 }
 
-// appendFrame appends one SSE frame, rewritten when it is a stopped run's
-// ending.
-func appendFrame(dst, frame []byte) []byte {
-	if !mayStop(frame) {
+// appendFrame appends one SSE frame, rewritten when the client's schema
+// would refuse it.
+func (d *dialect) appendFrame(dst, frame []byte) []byte {
+	if !mayRewrite(frame) {
 		return append(dst, frame...)
 	}
 	for line := range bytes.Lines(frame) {
@@ -146,7 +154,7 @@ func appendFrame(dst, frame []byte) []byte {
 			continue
 		}
 		data = bytes.TrimRight(data, "\r\n")
-		if ev, ok := rewriteStop(data); ok {
+		if ev, ok := d.rewrite(data); ok {
 			dst = append(dst, dataPrefix...)
 			dst = append(dst, ev...)
 			dst = append(dst, '\n')
@@ -157,40 +165,94 @@ func appendFrame(dst, frame []byte) []byte {
 	return dst
 }
 
-// rewriteStop returns the RUN_ERROR "abort" a stopped run's terminal event
-// becomes, or false for any other event.
-func rewriteStop(data []byte) ([]byte, bool) {
+// rewrite returns an event as the client's schema (@ag-ui/client 0.0.59)
+// takes it, or false when it takes the event as it is:
+//
+//   - a stopped run's ending (RUN_FINISHED cancelled, RUN_ERROR CANCELLED)
+//     becomes RUN_ERROR "abort", the client's own word for a stop;
+//   - a success outcome loses pendingToolCallIds, which the client's closed
+//     success outcome refuses (it finds the calls to run in the messages);
+//   - tool content given as parts (TOOL_CALL_RESULT, and tool messages in
+//     MESSAGES_SNAPSHOT) becomes its text, which is all the client's string
+//     content can hold; a media part dropped is logged.
+func (d *dialect) rewrite(data []byte) ([]byte, bool) {
 	ev, err := agui.DecodeEvent(data)
 	if err != nil {
 		return nil, false
 	}
-	out := &agui.RunError{Message: stoppedMessage}
+	var out agui.Event
 	switch e := ev.(type) {
 	case *agui.RunFinished:
-		if _, ok := e.Outcome.(*agui.RunFinishedCancelledOutcome); !ok {
+		switch o := e.Outcome.(type) {
+		case *agui.RunFinishedCancelledOutcome:
+			out = stopError(e.EventBase, stoppedMessage, e.Usage)
+		case *agui.RunFinishedSuccessOutcome:
+			if o.PendingToolCallIDs == nil {
+				return nil, false
+			}
+			o.PendingToolCallIDs = nil
+			out = e
+		default:
 			return nil, false
 		}
-		out.EventBase = e.EventBase
-		out.Usage = e.Usage
 	case *agui.RunError:
 		if e.Code == nil || *e.Code != string(agui.CodeCancelled) {
 			return nil, false
 		}
-		out.EventBase = e.EventBase
-		out.Usage = e.Usage
-		if e.Message != "" {
-			out.Message = e.Message
+		msg := e.Message
+		if msg == "" {
+			msg = stoppedMessage
 		}
+		out = stopError(e.EventBase, msg, e.Usage)
+	case *agui.ToolCallResult:
+		if !e.Content.IsParts() {
+			return nil, false
+		}
+		e.Content = d.text(e.Content, e.ToolCallID)
+		out = e
+	case *agui.MessagesSnapshot:
+		changed := false
+		for _, m := range e.Messages {
+			if t, ok := m.(*agui.ToolMessage); ok && t.Content.IsParts() {
+				t.Content = d.text(t.Content, t.ToolCallID)
+				changed = true
+			}
+		}
+		if !changed {
+			return nil, false
+		}
+		out = e
 	default:
 		return nil, false
 	}
-	code := codeAbort
-	out.Code = &code
 	b, err := out.AppendJSON(nil)
 	if err != nil {
 		return nil, false
 	}
 	return b, true
+}
+
+func stopError(base agui.EventBase, message string, usage []agui.TokenUsage) *agui.RunError {
+	code := codeAbort
+	return &agui.RunError{EventBase: base, Message: message, Code: &code, Usage: usage}
+}
+
+// text is tool content as the string the client's schema holds: its text
+// parts joined. Media parts have no place there; they are dropped, with a
+// log line.
+func (d *dialect) text(c agui.Content, toolCallID string) agui.Content {
+	parts, _ := c.Parts()
+	dropped := 0
+	for _, p := range parts {
+		if _, ok := p.(*agui.TextPart); !ok {
+			dropped++
+		}
+	}
+	if dropped > 0 && d.logger != nil {
+		d.logger.Warn("agui/copilotkit: a tool result's media parts were dropped; CopilotKit's client takes text only",
+			"tool_call_id", toolCallID, "dropped_parts", dropped)
+	}
+	return agui.TextContent(c.String())
 }
 
 // recorder keeps an agent handler's answer to a request the runtime makes

@@ -16,7 +16,11 @@ const stream = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r
 	"id: 3\ndata: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"outcome\":{\"type\":\"cancelled\"},\"usage\":[{\"inputTokens\":3}]}\n\n" +
 	"data: {\"type\":\"RUN_ERROR\",\"message\":\"run cancelled by request\",\"code\":\"CANCELLED\"}\n\n" +
 	"data: {\"type\":\"RUN_ERROR\",\"message\":\"boom\",\"code\":\"AGENT_ERROR\"}\n\n" +
-	"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"outcome\":{\"type\":\"success\"}}\n\n"
+	"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"outcome\":{\"type\":\"success\"}}\n\n" +
+	"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"outcome\":{\"type\":\"success\",\"pendingToolCallIds\":[\"c1\"]}}\n\n" +
+	"data: {\"type\":\"TOOL_CALL_RESULT\",\"messageId\":\"m2\",\"toolCallId\":\"c1\",\"content\":[{\"type\":\"text\",\"text\":\"see \"},{\"type\":\"image\",\"source\":{\"type\":\"url\",\"value\":\"https://x.test/a.png\"}},{\"type\":\"text\",\"text\":\"this\"}]}\n\n" +
+	"data: {\"type\":\"MESSAGES_SNAPSHOT\",\"messages\":[{\"id\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},{\"id\":\"m2\",\"role\":\"tool\",\"toolCallId\":\"c1\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}]}\n\n" +
+	"data: {\"type\":\"MESSAGES_SNAPSHOT\",\"messages\":[{\"id\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]}\n\n"
 
 const rewritten = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n" +
 	": keep-alive\n\n" +
@@ -24,12 +28,16 @@ const rewritten = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":
 	"id: 3\ndata: {\"type\":\"RUN_ERROR\",\"message\":\"Run stopped by user\",\"code\":\"abort\",\"usage\":[{\"inputTokens\":3}]}\n\n" +
 	"data: {\"type\":\"RUN_ERROR\",\"message\":\"run cancelled by request\",\"code\":\"abort\"}\n\n" +
 	"data: {\"type\":\"RUN_ERROR\",\"message\":\"boom\",\"code\":\"AGENT_ERROR\"}\n\n" +
-	"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"outcome\":{\"type\":\"success\"}}\n\n"
+	"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"outcome\":{\"type\":\"success\"}}\n\n" +
+	"data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"outcome\":{\"type\":\"success\"}}\n\n" +
+	"data: {\"type\":\"TOOL_CALL_RESULT\",\"messageId\":\"m2\",\"toolCallId\":\"c1\",\"content\":\"see this\"}\n\n" +
+	"data: {\"type\":\"MESSAGES_SNAPSHOT\",\"messages\":[{\"id\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},{\"id\":\"m2\",\"role\":\"tool\",\"content\":\"ok\",\"toolCallId\":\"c1\"}]}\n\n" +
+	"data: {\"type\":\"MESSAGES_SNAPSHOT\",\"messages\":[{\"id\":\"u\",\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]}\n\n"
 
 // through writes s to a dialect in pieces cut at cuts.
 func through(s string, cuts []byte, connect bool, status int) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
-	d := newDialect(rec, connect)
+	d := newDialect(rec, connect, nil)
 	d.Header().Set("Content-Type", "text/event-stream")
 	d.WriteHeader(status)
 	for _, c := range cuts {
@@ -58,7 +66,7 @@ func TestDialectRewrites(t *testing.T) {
 
 func TestDialectPassesRefusals(t *testing.T) {
 	rec := httptest.NewRecorder()
-	d := newDialect(rec, false)
+	d := newDialect(rec, false, nil)
 	d.Header().Set("Content-Type", "application/json")
 	d.WriteHeader(http.StatusBadRequest)
 	_, _ = d.Write([]byte(`{"error":{"code":"INVALID_INPUT","message":"\"cancelled\""}}`))

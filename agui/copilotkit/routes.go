@@ -38,7 +38,7 @@ func inner(r *http.Request, method, path string, body []byte) *http.Request {
 
 // serveRun runs the agent on the input the client sent.
 func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, a *Agent, rt route) {
-	d := newDialect(w, false)
+	d := newDialect(w, false, h.cfg.logger)
 	a.Handler.ServeHTTP(d, inner(r, http.MethodPost, "/", rt.body))
 	d.finish()
 }
@@ -62,7 +62,7 @@ func (h *Handler) serveConnect(w http.ResponseWriter, r *http.Request, a *Agent,
 		h.reject(w, r, agui.HTTPCodeInvalidInput, "the connect body names no threadId")
 		return
 	}
-	d := newDialect(w, true)
+	d := newDialect(w, true, h.cfg.logger)
 	a.Handler.ServeHTTP(d, inner(r, http.MethodGet, "/threads/"+url.PathEscape(*in.ThreadID)+"/events", nil))
 	d.finish()
 }

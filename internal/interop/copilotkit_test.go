@@ -74,6 +74,19 @@ func ckAgent(stopped chan<- error) server.Agent[ckState] {
 			return server.Success(), rc.SayStream(slices.Values([]string{"It is ", "21 degrees ", "in Paris."}))
 		case "book it":
 			return server.Interrupted(server.NewInterrupt("approval", "Book the trip?")), nil
+		case "ask me":
+			// The frontend tool: called and left pending, then, in the
+			// client's follow-up run, its result answered.
+			if msgs := rc.Messages(); len(msgs) > 0 {
+				if tm, ok := msgs[len(msgs)-1].(*agui.ToolMessage); ok {
+					return server.Success(), rc.Say("You said: " + tm.Content.String())
+				}
+			}
+			id, err := rc.EmitToolCall("confirm_city", map[string]string{"city": "Paris"}, nil)
+			if err != nil {
+				return server.Outcome{}, err
+			}
+			return server.Success(id), nil
 		case "tell me a long story":
 			m, err := rc.StartTextMessage()
 			if err != nil {
@@ -178,8 +191,10 @@ type ckReport struct {
 				Interrupts []agui.Interrupt `json:"interrupts"`
 			} `json:"outcome"`
 		} `json:"interrupt"`
-		Resume ckView `json:"resume"`
-		Stop   struct {
+		Resume       ckView `json:"resume"`
+		FrontendTool ckView `json:"frontendTool"`
+		Finished     int    `json:"finished"`
+		Stop         struct {
 			Live      bool `json:"live"`
 			IsRunning bool `json:"isRunning"`
 			ckView
@@ -204,7 +219,8 @@ type ckReport struct {
 // runtime, in both route forms: "auto" (which settles on the multi-route
 // form, the runtime answering GET {base}/info) and "single" (the envelope).
 // On one thread it reads the info, runs a tool call with state (the first
-// state event a STATE_DELTA), an interrupt and its resume, stops a run
+// state event a STATE_DELTA), an interrupt and its resume, a frontend tool
+// the agent leaves pending and the client answers in a follow-up run, stops a run
 // midway, then a new client reconnects to the thread (the reload) and
 // holds what the first one held; a page reloaded during a run follows it
 // and stops it (its connect stream ending with the stop); a connect to an
@@ -276,6 +292,16 @@ func TestCopilotKitClient(t *testing.T) {
 				t.Errorf("resume: messages %+v state %v", m, s.Resume.State)
 			}
 
+			if m := s.FrontendTool.Messages; len(m) < 4 || m[len(m)-3].Role != "assistant" || len(m[len(m)-3].ToolCalls) != 1 ||
+				m[len(m)-3].ToolCalls[0].Name != "confirm_city" || m[len(m)-2].Role != "tool" || m[len(m)-2].Content != "yes, Paris" ||
+				m[len(m)-1].Content != "You said: yes, Paris" {
+				t.Errorf("frontend tool: messages %+v", m)
+			}
+
+			if s.Finished != 5 {
+				t.Errorf("the client took %d RUN_FINISHED events from the five runs before the stop", s.Finished)
+			}
+
 			for i := range 2 {
 				select {
 				case cause := <-stopped:
@@ -320,8 +346,8 @@ func TestCopilotKitClient(t *testing.T) {
 
 			inputs.mu.Lock()
 			defer inputs.mu.Unlock()
-			if len(inputs.versions) != 5 {
-				t.Errorf("the agent got %d runs, want 5", len(inputs.versions))
+			if len(inputs.versions) != 7 {
+				t.Errorf("the agent got %d runs, want 7", len(inputs.versions))
 			}
 			for _, v := range inputs.versions {
 				if v != "<none>" {

@@ -82,6 +82,30 @@ try {
   await core.runAgent({ agent, resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
   out.steps.resume = view(agent);
 
+  // A frontend tool: the agent calls it and ends its run with the call
+  // pending (pendingToolCallIds); the client runs the tool and a follow-up
+  // run with its result.
+  core.addTool({
+    name: "confirm_city",
+    description: "Asks the user to confirm a city",
+    parameters: {
+      "~standard": {
+        version: 1,
+        vendor: "agui-go-test",
+        validate: (value) => ({ value }),
+        jsonSchema: { input: () => ({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }) },
+      },
+    },
+    handler: async ({ city }) => `yes, ${city}`,
+  });
+  agent.addMessage(userMessage("ask me"));
+  await core.runAgent({ agent });
+  out.steps.frontendTool = view(agent);
+  // Every run so far ended with a RUN_FINISHED the client took: one its
+  // schema refuses is dropped without a word (the client reads a schema
+  // error as the stream's end), so only the count shows it.
+  out.steps.finished = finished.length;
+
   // A slow run, stopped once its first words arrived.
   agent.addMessage(userMessage("tell me a long story"));
   let started;
