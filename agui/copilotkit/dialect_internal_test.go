@@ -94,3 +94,12 @@ func FuzzDialect(f *testing.F) {
 		}
 	})
 }
+
+// An event whose JSON does not start with its type is found by its marks.
+func TestDialectTypeNotFirst(t *testing.T) {
+	in := "data: {\"threadId\":\"t\",\"type\":\"RUN_FINISHED\",\"runId\":\"r\",\"outcome\":{\"type\":\"cancelled\"}}\n\n"
+	want := "data: {\"type\":\"RUN_ERROR\",\"message\":\"Run stopped by user\",\"code\":\"abort\"}\n\n"
+	if got := through(in, nil, false, 200).Body.String(); got != want {
+		t.Errorf("%s\nwant\n%s", got, want)
+	}
+}

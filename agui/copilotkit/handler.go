@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -244,7 +243,9 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) (route, bool) {
 			return rt, false
 		}
 	}
-	if rt.method != methodInfo {
+	// A run's body goes to the agent's handler as it comes, read there
+	// under that handler's limits; connect and stop read theirs here.
+	if rt.method == methodConnect || rt.method == methodStop {
 		body, ok := h.readBody(w, r, rt.method != methodStop)
 		if !ok {
 			return rt, false
@@ -333,7 +334,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, required bool
 			return nil, false
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEnvelope))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0)+1, maxEnvelope+1)))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxEnvelope))
+	body := buf.Bytes()
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			h.reject(w, r, agui.HTTPCodeRequestTooLarge, "the body is over "+strconv.Itoa(maxEnvelope)+" bytes")

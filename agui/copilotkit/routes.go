@@ -39,7 +39,19 @@ func inner(r *http.Request, method, path string, body []byte) *http.Request {
 // serveRun runs the agent on the input the client sent.
 func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, a *Agent, rt route) {
 	d := newDialect(w, false, h.cfg.logger)
-	a.Handler.ServeHTTP(d, inner(r, http.MethodPost, "/", rt.body))
+	switch {
+	case rt.envelope:
+		a.Handler.ServeHTTP(d, inner(r, http.MethodPost, "/", rt.body))
+	case r.Header.Get("Accept") == "text/event-stream":
+		// What the client sends: the request is the agent's as it is
+		// (a POST is a run whatever its path), body and all.
+		a.Handler.ServeHTTP(d, r)
+	default:
+		ir := inner(r, http.MethodPost, "/", nil)
+		ir.Body, ir.ContentLength = r.Body, r.ContentLength
+		ir.Header.Set("Content-Type", r.Header.Get("Content-Type"))
+		a.Handler.ServeHTTP(d, ir)
+	}
 	d.finish()
 }
 
