@@ -2,6 +2,7 @@ package copilotkit_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -98,14 +99,42 @@ func BenchmarkOverhead(b *testing.B) {
 	for _, cfg := range []struct {
 		name string
 		opts []server.HandlerOption
-	}{{"handler", nil}, {"durable", durable()}} {
+		tcp  bool
+	}{{"handler", nil, false}, {"durable", durable(), false}, {"durable-tcp", durable(), true}} {
 		b.Run(cfg.name, func(b *testing.B) {
 			h := server.NewHandler(benchAgent(), cfg.opts...)
 			rt, err := copilotkit.New([]copilotkit.Agent{{ID: "chat", Handler: h}})
 			if err != nil {
 				b.Fatal(err)
 			}
+			var srv *httptest.Server
+			if cfg.tcp {
+				// Over a loopback connection, as a deployment serves it
+				// (the plain handler at /agent, the runtime under /ck).
+				mux := http.NewServeMux()
+				mux.Handle("/agent", h)
+				copilotkit.Mount(mux, "/ck", rt)
+				srv = httptest.NewServer(mux)
+				defer srv.Close()
+			}
 			run := func(target http.Handler, path, body string) time.Duration {
+				if srv != nil {
+					req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "text/event-stream")
+					start := time.Now()
+					resp, err := srv.Client().Do(req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					d := time.Since(start)
+					if err != nil || resp.StatusCode != http.StatusOK {
+						b.Fatal(err, resp.StatusCode)
+					}
+					return d
+				}
 				req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "text/event-stream")

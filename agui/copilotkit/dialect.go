@@ -105,6 +105,13 @@ func (d *dialect) FlushError() error {
 	if !d.wrote {
 		d.WriteHeader(http.StatusOK)
 	}
+	switch f := d.w.(type) {
+	case interface{ FlushError() error }:
+		return f.FlushError()
+	case http.Flusher:
+		f.Flush()
+		return nil
+	}
 	return http.NewResponseController(d.w).Flush()
 }
 
@@ -157,17 +164,23 @@ func mayRewrite(p []byte) bool {
 		} else {
 			p = nil
 		}
+		if len(line) == 0 || line[0] != 'd' { // a frame's end, an id, a comment
+			continue
+		}
 		data, ok := bytes.CutPrefix(line, dataPrefix)
 		if !ok {
 			continue
 		}
 		ms := marks
-		if rest, ok := bytes.CutPrefix(data, typePrefix); ok {
+		if rest, ok := bytes.CutPrefix(data, typePrefix); ok && len(rest) > 0 {
 			ms = nil
-			for _, t := range rewriteTypes {
-				if bytes.HasPrefix(rest, t.prefix) {
-					ms = t.marks
-					break
+			switch rest[0] { // the types rewritten start with these
+			case 'R', 'T', 'M':
+				for _, t := range rewriteTypes {
+					if bytes.HasPrefix(rest, t.prefix) {
+						ms = t.marks
+						break
+					}
 				}
 			}
 		}

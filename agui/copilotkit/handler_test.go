@@ -1,6 +1,7 @@
 package copilotkit_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -376,7 +377,34 @@ func TestStop(t *testing.T) {
 	if id := <-slow.started; id != "r1" {
 		t.Fatalf("started %s", id)
 	}
-	follow := runOn("/ck/agent/slow/connect", `{"threadId":"t","runId":"x","messages":[]}`)
+	// The second page's connect: its replayed run, then the live one. The
+	// stop waits until the stream is past the replay, following r1.
+	follow := make(chan result, 1)
+	following := make(chan struct{})
+	go func() {
+		resp, err := http.Post(srv.URL+"/ck/agent/slow/connect", "application/json", strings.NewReader(`{"threadId":"t","runId":"x","messages":[]}`))
+		if err != nil {
+			close(following)
+			follow <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		sc := bufio.NewScanner(resp.Body)
+		replayed := false
+		for sc.Scan() {
+			b.WriteString(sc.Text() + "\n")
+			if !replayed && strings.Contains(sc.Text(), `"type":"RUN_FINISHED"`) {
+				replayed = true
+				close(following)
+			}
+		}
+		if !replayed {
+			close(following)
+		}
+		follow <- result{b.String(), sc.Err()}
+	}()
+	<-following
 
 	if a := stop(t, h, "/ck/agent/slow/stop/t", `{"runId":"r0"}`); a.Stopped {
 		t.Errorf("a stop naming another run stopped this one: %+v", a)

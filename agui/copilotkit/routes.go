@@ -39,10 +39,17 @@ func inner(r *http.Request, method, path string, body []byte) *http.Request {
 // serveRun runs the agent on the input the client sent.
 func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, a *Agent, rt route) {
 	d := newDialect(w, false, h.cfg.logger)
+	sse := r.Header.Get("Accept") == "text/event-stream"
 	switch {
+	case rt.envelope && sse:
+		// What the client sends: the request as it is, with the input
+		// the envelope carried as its body.
+		ir := r.WithContext(r.Context())
+		ir.Body, ir.ContentLength, ir.GetBody = io.NopCloser(bytes.NewReader(rt.body)), int64(len(rt.body)), nil
+		a.Handler.ServeHTTP(d, ir)
 	case rt.envelope:
 		a.Handler.ServeHTTP(d, inner(r, http.MethodPost, "/", rt.body))
-	case r.Header.Get("Accept") == "text/event-stream":
+	case sse:
 		// What the client sends: the request is the agent's as it is
 		// (a POST is a run whatever its path), body and all.
 		a.Handler.ServeHTTP(d, r)
