@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agui-go/sdk/agui"
 )
@@ -144,6 +146,10 @@ type route struct {
 	body     []byte // run, connect: the RunAgentInput; stop: {runId}
 	envelope bool
 }
+
+// bodyTimeout is how long a body read here (an envelope, a connect's or a
+// stop's) may take to arrive: the agent handler's default.
+const bodyTimeout = 30 * time.Second
 
 // maxEnvelope bounds a single-route envelope read whole to find its method;
 // a run's own body limit (server.WithMaxBodyBytes, 10 MiB by default)
@@ -334,12 +340,24 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, required bool
 			return nil, false
 		}
 	}
+	// A body that does not arrive in time is refused, as the agent
+	// handler refuses one (its default); the deadline is lifted once it is
+	// in, so that it does not cut the stream that follows.
+	rc := http.NewResponseController(w)
+	timed := rc.SetReadDeadline(time.Now().Add(bodyTimeout)) == nil
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0)+1, maxEnvelope+1)))
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxEnvelope))
 	body := buf.Bytes()
+	if timed && err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			h.reject(w, r, agui.HTTPCodeRequestTooLarge, "the body is over "+strconv.Itoa(maxEnvelope)+" bytes")
+			return nil, false
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			h.reject(w, r, agui.HTTPCodeRequestTimeout, "the body did not arrive within "+bodyTimeout.String())
 			return nil, false
 		}
 		h.reject(w, r, agui.HTTPCodeInvalidInput, "the body could not be read: "+err.Error())

@@ -481,3 +481,46 @@ func TestCORS(t *testing.T) {
 		t.Errorf("info to an allowed origin: headers %v", rec.Header())
 	}
 }
+
+// TestAgentHooksSeeTheClient: connect and stop reach the agent's own
+// hooks (the thread's and the durable runs' Authorize) with the headers
+// the client sent, and a refusal there reaches the client as it is.
+func TestAgentHooksSeeTheClient(t *testing.T) {
+	owner := func(r *http.Request, threadID, runID string) error {
+		if r.Header.Get("X-User") != "ada" {
+			return errors.New("not your thread")
+		}
+		return nil
+	}
+	h := server.NewHandler(chatAgent(),
+		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: owner, Detach: time.Minute}),
+		server.WithThreads(server.ThreadConfig{Authorize: owner}))
+	rt, err := copilotkit.New([]copilotkit.Agent{{ID: "chat", Handler: h}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := post(rt, "/ck/agent/chat/run", runInput("t", "r1", "Ada")); rec.Code != http.StatusOK {
+		t.Fatal(rec.Code, rec.Body)
+	}
+	for _, tc := range []struct {
+		user, path, body string
+		status           int
+	}{
+		{"ada", "/ck/agent/chat/connect", `{"threadId":"t"}`, 200},
+		{"bob", "/ck/agent/chat/connect", `{"threadId":"t"}`, 403},
+		{"ada", "/ck/agent/chat/stop/t", ``, 200},
+		{"bob", "/ck/agent/chat/stop/t", ``, 403},
+	} {
+		req := httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-User", tc.user)
+		rec := httptest.NewRecorder()
+		rt.ServeHTTP(rec, req)
+		if rec.Code != tc.status {
+			t.Errorf("%s as %s: %d %s, want %d", tc.path, tc.user, rec.Code, rec.Body, tc.status)
+		}
+		if tc.status == 403 && !strings.Contains(rec.Body.String(), `"code":"FORBIDDEN"`) {
+			t.Errorf("%s as %s: %s", tc.path, tc.user, rec.Body)
+		}
+	}
+}
