@@ -3,8 +3,8 @@
 // with no Node runtime in between: it is a CopilotKit runtime in Go.
 //
 // A [Handler] holds one or more agents by id, each an AG-UI endpoint made
-// with [server.NewHandler] (with [server.WithDurableRuns] and
-// [server.WithThreads], which connect and stop need), and answers both
+// with server.NewHandler (with server.WithDurableRuns and
+// server.WithThreads, which connect and stop need), and answers both
 // forms of the runtime protocol the client speaks:
 //
 //   - the multi-route form: GET {base}/info, POST {base}/agent/{id}/run,
@@ -26,11 +26,16 @@
 // cancels that run through the durable run's cancel route: it never reaches
 // a later run of the same thread, and with a run id it stops that run only.
 //
-// The streams are the agent's 1.0 streams with one change, made because
-// the client's @ag-ui/client 0.0.59 has no word for a stopped run: a
-// RUN_FINISHED with the cancelled outcome, and a RUN_ERROR with code
-// CANCELLED, reach the client as RUN_ERROR with code "abort", which it
-// takes as a stop and neither reports nor mistakes for a success.
-// docs/DESIGN.md lists every place where CopilotKit's runtime and the
-// AG-UI 1.0 specification part, and which side this package takes.
+// The streams are the agent's 1.0 streams, with the few events the client's
+// @ag-ui/client 0.0.59 would refuse or misread put in words it knows. Its
+// schema has no cancelled outcome, and CopilotKit's core ends a stream
+// without a word at the first event the schema refuses, so a RUN_FINISHED
+// with the cancelled outcome, and a RUN_ERROR with code CANCELLED (which
+// the client would report as a failure), reach it as RUN_ERROR with code
+// "abort", which it takes as a stop; a success outcome loses
+// pendingToolCallIds, which its closed success outcome refuses (it finds
+// pending frontend tool calls in the messages); tool content given as parts
+// becomes its text. docs/DESIGN.md lists every place where CopilotKit's
+// runtime and the AG-UI 1.0 specification part, and which side this
+// package takes.
 package copilotkit
