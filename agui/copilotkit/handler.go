@@ -269,30 +269,34 @@ func (h *Handler) envelope(w http.ResponseWriter, r *http.Request) (route, bool)
 	if !ok {
 		return rt, false
 	}
-	var env struct {
-		Method *string         `json:"method"`
-		Params json.RawMessage `json:"params"`
-		Body   json.RawMessage `json:"body"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		h.reject(w, r, agui.HTTPCodeInvalidInput, "the body is not a single-route envelope {method, params, body}: "+jsonProblem(err))
+	rawMethod, rawParams, rawBody, err := splitEnvelope(body)
+	if err != nil {
+		h.reject(w, r, agui.HTTPCodeInvalidInput, "the body is not a single-route envelope {method, params, body}: "+err.Error())
 		return rt, false
 	}
-	if env.Method == nil || *env.Method == "" {
+	var method string
+	if len(rawMethod) > 0 && string(rawMethod) != "null" {
+		if err := json.Unmarshal(rawMethod, &method); err != nil {
+			h.reject(w, r, agui.HTTPCodeInvalidInput, "the envelope's method is not a string: "+jsonProblem(err))
+			return rt, false
+		}
+	}
+	if method == "" {
 		h.reject(w, r, agui.HTTPCodeInvalidInput, "the envelope names no method")
 		return rt, false
 	}
-	rt.method = *env.Method
+	rt.method = method
 	var params struct {
 		AgentID  *string `json:"agentId"`
 		ThreadID *string `json:"threadId"`
 	}
-	if len(env.Params) > 0 && string(env.Params) != "null" {
-		if err := json.Unmarshal(env.Params, &params); err != nil {
+	if len(rawParams) > 0 && string(rawParams) != "null" {
+		if err := json.Unmarshal(rawParams, &params); err != nil {
 			h.reject(w, r, agui.HTTPCodeInvalidInput, "the envelope's params are not an object of strings: "+jsonProblem(err))
 			return rt, false
 		}
 	}
+	env := struct{ Body []byte }{rawBody}
 	need := func(name string, v *string) (string, bool) {
 		if v == nil || strings.TrimSpace(*v) == "" {
 			h.reject(w, r, agui.HTTPCodeInvalidInput, "method "+strconv.Quote(rt.method)+" needs params."+name)
