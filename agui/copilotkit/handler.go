@@ -296,7 +296,6 @@ func (h *Handler) envelope(w http.ResponseWriter, r *http.Request) (route, bool)
 			return rt, false
 		}
 	}
-	env := struct{ Body []byte }{rawBody}
 	need := func(name string, v *string) (string, bool) {
 		if v == nil || strings.TrimSpace(*v) == "" {
 			h.reject(w, r, agui.HTTPCodeInvalidInput, "method "+strconv.Quote(rt.method)+" needs params."+name)
@@ -311,11 +310,11 @@ func (h *Handler) envelope(w http.ResponseWriter, r *http.Request) (route, bool)
 		if rt.agentID, ok = need("agentId", params.AgentID); !ok {
 			return rt, false
 		}
-		if len(env.Body) == 0 || string(env.Body) == "null" {
+		if len(rawBody) == 0 || string(rawBody) == "null" {
 			h.reject(w, r, agui.HTTPCodeInvalidInput, "method "+strconv.Quote(rt.method)+" needs a body, the RunAgentInput")
 			return rt, false
 		}
-		rt.body = env.Body
+		rt.body = rawBody
 	case methodStop:
 		if rt.agentID, ok = need("agentId", params.AgentID); !ok {
 			return rt, false
@@ -323,7 +322,7 @@ func (h *Handler) envelope(w http.ResponseWriter, r *http.Request) (route, bool)
 		if rt.threadID, ok = need("threadId", params.ThreadID); !ok {
 			return rt, false
 		}
-		rt.body = env.Body
+		rt.body = rawBody
 	default:
 		if knownMethods[rt.method] {
 			h.reject(w, r, codeNotImplemented, "method "+strconv.Quote(rt.method)+" is not served by this runtime")
