@@ -23,6 +23,7 @@ import (
 	"github.com/agui-go/sdk/agui/copilotkit"
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/internal/testlog"
 )
 
 // copilotDir is the directory of the pinned CopilotKit client, or a skip
@@ -235,7 +236,8 @@ func TestCopilotKitClient(t *testing.T) {
 			stopped := make(chan error, 2)
 			chat := server.NewHandler[ckState](ckAgent(stopped),
 				server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}),
-				server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll}))
+				server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll}),
+				server.WithLogger(testlog.New(t)))
 			inputs := &inputRecorder{next: chat}
 			rt, err := copilotkit.New([]copilotkit.Agent{{
 				ID: "chat", Description: "A Go agent", Handler: inputs,
