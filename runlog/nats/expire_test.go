@@ -209,6 +209,11 @@ func TestPartlyExpiredRun(t *testing.T) {
 			if info.First > 3 {
 				break
 			}
+			// A stall past the later events' TTL may have expired them as
+			// well before this look (Info then has no event of the run).
+			if slow := tooLate(); slow != "" {
+				return slow
+			}
 			if time.Now().After(deadline) {
 				t.Fatalf("the first events never expired: %+v", info)
 			}
