@@ -230,4 +230,3 @@ func inspectCheck(env *Env, t target, inputFile, message string, asJSON bool) in
 	}
 	return code
 }
-

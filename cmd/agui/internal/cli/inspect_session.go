@@ -540,8 +540,15 @@ func (s *session) run(ctx context.Context) {
 		u := strings.TrimSuffix(s.Target.URL, "/") + "/runs/" + url.PathEscape(s.RunID) + "/events?protocolVersion=" + agui.ProtocolVersion
 		req, err = http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	} else {
+		// The input declares the protocol version, as the client's do: a
+		// server serves 1.0 to a consumer that declares nothing.
+		cp := *s.Input
+		if cp.ProtocolVersion == nil {
+			v := agui.ProtocolVersion
+			cp.ProtocolVersion = &v
+		}
 		var body []byte
-		body, err = json.Marshal(s.Input)
+		body, err = cp.AppendJSON(nil)
 		if err == nil {
 			req, err = http.NewRequestWithContext(ctx, http.MethodPost, s.Target.URL, bytes.NewReader(body))
 		}
