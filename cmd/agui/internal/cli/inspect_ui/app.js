@@ -208,7 +208,9 @@ function renderStatus() {
   const p = view.page;
   const what = p.kind + (p.runId ? " " + p.runId : "") + " — " + p.url;
   let st = p.done ? "ended" : "streaming";
-  if (p.done && p.outcome) st += ", " + p.outcome.toLowerCase();
+  const outcome = (p.outcome || "").toLowerCase();
+  if (p.done && outcome && outcome !== "running" && outcome !== "notstarted" && outcome !== "not started") st += ", " + outcome;
+  else if (p.done && view.frames.length > 0) st += " without a terminal event the client accepted";
   text($("status"), what + ": " + view.frames.length + " events, " + st + (p.format ? " (" + p.format + ")" : ""));
   text($("count"), "(" + view.frames.length + ")");
   $("cancel").disabled = p.done;
@@ -283,6 +285,7 @@ function rowEl(f) {
     const c = document.createElement("span");
     c.className = cls + (cls === "c-t" && f.depth ? " nest" : "");
     c.textContent = s;
+    if (cls === "c-ids") c.title = s;
     if (cls === "c-t") {
       c.title = f.agent ? "subagent " + f.agent : "";
       if (f.errors) c.append(badge("e", f.errors, "rejections"));
