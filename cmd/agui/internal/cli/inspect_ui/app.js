@@ -209,7 +209,7 @@ function renderStatus() {
   const what = p.kind + (p.runId ? " " + p.runId : "") + " — " + p.url;
   let st = p.done ? "ended" : "streaming";
   const outcome = (p.outcome || "").toLowerCase();
-  if (p.done && outcome && outcome !== "running" && outcome !== "notstarted" && outcome !== "not started") st += ", " + outcome;
+  if (p.done && outcome && outcome !== "running" && outcome !== "not-started") st += ", " + outcome;
   else if (p.done && view.frames.length > 0) st += " without a terminal event the client accepted";
   text($("status"), what + ": " + view.frames.length + " events, " + st + (p.format ? " (" + p.format + ")" : ""));
   text($("count"), "(" + view.frames.length + ")");
