@@ -16,6 +16,7 @@ import (
 )
 
 const inspectUsage = `usage: agui inspect [URL] [--addr HOST:PORT] [-H 'Key: Value']... [--proto]
+       agui inspect --proxy HOST:PORT --to URL [--addr HOST:PORT]
        agui inspect --check URL [--input FILE] [--message TEXT] [-H …] [--proto] [--json] [--timeout D]
 
 Serves a local page (on 127.0.0.1, a free port unless --addr says) that
@@ -29,6 +30,13 @@ form; a running request can be cancelled; a durable run can be reattached.
 A run exports as JSON Lines (what agui verify reads) and a capture (the
 export, agui run --json, SSE, protobuf) imports. URL, -H and --proto fill
 the compose form. The page's URL is printed; Ctrl-C stops.
+
+With --proxy, the agent at --to is also served at http://HOST:PORT/ (and
+its routes below it: /runs/ID/events, …) through a recording reverse
+proxy: point a front end (CopilotKit, the TypeScript HttpAgent, a browser
+app) there instead of at the agent, and every run passing through appears
+live in the page. The bytes the front end receives are the agent's; the
+inspector reads a copy of them.
 
 With --check, there is no page: the run is made once (the RunAgentInput of
 --input, as agui run reads it, and/or the user message --message) and
@@ -61,6 +69,8 @@ func runInspect(env *Env, args []string) int {
 	timeout := fs.Duration("timeout", 0, "with --check: give up after this `duration` (0: no limit)")
 	var headers headerFlags
 	fs.Var(&headers, "H", "add a request `header` ('Key: Value'); repeatable")
+	proxyAddr := fs.String("proxy", "", "also serve a recording reverse proxy to --to on this `address`")
+	to := fs.String("to", "", "with --proxy: the agent's `URL`")
 	var operands []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -96,6 +106,12 @@ func runInspect(env *Env, args []string) int {
 		t.Timeout = *timeout
 		return inspectCheck(env, t, *inputFile, *message, *asJSON)
 	}
+	if (*proxyAddr == "") != (*to == "") {
+		return usageErr("--proxy and --to go together")
+	}
+	if *check != "" && *proxyAddr != "" {
+		return usageErr("--check runs once without a page: --proxy does not apply")
+	}
 	if *inputFile != "" || *message != "" || *asJSON || *timeout != 0 {
 		return usageErr("--input, --message, --json and --timeout go with --check")
 	}
@@ -123,9 +139,34 @@ func runInspect(env *Env, args []string) int {
 	ctx, stop := inspectContext()
 	defer stop()
 	in := newInspector(ctx, defaults)
+	errc := make(chan error, 2)
+	var servers []*http.Server
+	if *proxyAddr != "" {
+		if defaults.URL == "" {
+			defaults.URL = *to
+			in.defaults.URL = *to
+		}
+		rp, err := newRecordingProxy(in, *to)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		pln, err := net.Listen("tcp", *proxyAddr)
+		if err != nil {
+			ln.Close()
+			fmt.Fprintf(env.Stderr, "agui inspect: --proxy: %v\n", err)
+			return ExitRejected
+		}
+		in.proxy = "http://" + pln.Addr().String() + "/"
+		psrv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
+		servers = append(servers, psrv)
+		go func() { errc <- psrv.Serve(pln) }()
+	}
 	srv := &http.Server{Handler: in.handler(), ReadHeaderTimeout: 10 * time.Second}
+	servers = append(servers, srv)
 	fmt.Fprintf(env.Stdout, "agui inspect: http://%s/\n", ln.Addr())
-	errc := make(chan error, 1)
+	if in.proxy != "" {
+		fmt.Fprintf(env.Stdout, "agui inspect: proxy %s → %s\n", in.proxy, *to)
+	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case <-ctx.Done():
@@ -135,7 +176,9 @@ func runInspect(env *Env, args []string) int {
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	srv.Shutdown(shut) // long polls end at their own deadline or here
+	for _, s := range servers {
+		s.Shutdown(shut) // long polls end at their own deadline or here
+	}
 	return ExitOK
 }
 

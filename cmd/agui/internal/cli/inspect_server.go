@@ -32,6 +32,7 @@ var inspectUI embed.FS
 type inspector struct {
 	ctx      context.Context // ends every session's request
 	defaults target          // what the compose form starts with
+	proxy    string          // the recording proxy's URL, when there is one
 	mu       sync.Mutex
 	sessions []*session
 }
@@ -94,7 +95,7 @@ func (in *inspector) config(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	slices.Sort(h)
-	writeJSON(w, map[string]any{"url": in.defaults.URL, "headers": h, "proto": in.defaults.Proto})
+	writeJSON(w, map[string]any{"url": in.defaults.URL, "headers": h, "proto": in.defaults.Proto, "proxy": in.proxy})
 }
 
 type sessionInfo struct {

@@ -487,8 +487,34 @@ async function init() {
     if (cfg.headers.length) $("headers").value = cfg.headers.join("\n");
     if (cfg.proto) $("binding").value = "proto";
     await refreshSessions("");
+    if (cfg.proxy) {
+      text($("status"), "Recording proxy at " + cfg.proxy + " → " + cfg.url + ": point a front end there; its runs appear here.");
+      watchProxy();
+    }
   } catch (e) { problem(e.message); }
   window.__inspect.ready = true;
+}
+
+// In proxy mode, runs start elsewhere: the list of sessions is watched,
+// and a new run the proxy recorded is shown unless the one shown is
+// still streaming.
+async function watchProxy() {
+  let known = 0;
+  try { known = (await api("api/sessions")).length; } catch (_) { /* counted on the next turn */ }
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    let list;
+    try { list = await api("api/sessions"); } catch (_) { continue; }
+    if (list.length === known) continue;
+    const fresh = list.slice(known).filter((s) => s.kind === "proxy");
+    known = list.length;
+    await refreshSessions(view.session);
+    if (fresh.length > 0 && (view.session === "" || view.done)) {
+      const last = fresh[fresh.length - 1].id;
+      $("session").value = last;
+      openSession(last);
+    }
+  }
 }
 
 init();
