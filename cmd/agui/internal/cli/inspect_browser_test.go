@@ -410,4 +410,37 @@ func TestInspectBrowser(t *testing.T) {
 		b.run("wide again", chromedp.EmulateViewport(1280, 800))
 		b.noConsoleErrors()
 	})
+
+	t.Run("proxy shows an HttpAgent run", func(t *testing.T) {
+		b.t = t
+		nodeHttpAgent(t) // skips, or under CI fails, without Node and @ag-ui/client
+		api, proxy, tap := proxied(t)
+		pb := newBrowser(t, api+"/")
+		pb.open()
+		var status string
+		pb.run("proxy status", chromedp.Text(`#status`, &status, chromedp.ByQuery))
+		if !strings.Contains(status, "Recording proxy at "+proxy) {
+			t.Errorf("status %q", status)
+		}
+		r := runHttpAgent(t, proxy)
+		if r.Rejection != nil {
+			t.Fatalf("the HttpAgent: %s", *r.Rejection)
+		}
+		done := false
+		pb.run("the run appears", chromedp.Poll(`window.__inspect.done === true && view.page.kind === "proxy"`, &done, chromedp.WithPollingTimeout(60*time.Second)))
+		var got []string
+		pb.run("read the timeline", chromedp.Evaluate(timelineTypesJS, &got))
+		if !slices.Equal(got, r.Types) {
+			t.Errorf("the page shows\n%v\nthe HttpAgent saw\n%v", got, r.Types)
+		}
+		// What the page shows as the wire is what the agent wrote.
+		var wire string
+		pb.run("wire of event 0", chromedp.Poll(`window.__inspect.detailShown === 0`, &done, chromedp.WithPollingTimeout(30*time.Second)),
+			chromedp.Text(`#wire`, &wire, chromedp.ByQuery))
+		if w := strings.TrimSpace(wire); w == "" || !bytes.HasPrefix(tap.last(), []byte(w)) {
+			t.Errorf("event 0's wire %q is not how the agent's bytes begin: %q", wire, tap.last()[:min(len(tap.last()), 200)])
+		}
+		pb.shot("proxy")
+		pb.noConsoleErrors()
+	})
 }
