@@ -18,6 +18,9 @@ import (
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/client"
 	"github.com/agui-go/sdk/agui/conversation"
+	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/agui/server/demo"
+	"github.com/agui-go/sdk/agui/server/runlog"
 	"github.com/agui-go/sdk/agui/verify"
 	"go.uber.org/goleak"
 )
@@ -465,4 +468,72 @@ func noLeaks(t *testing.T) {
 		http.DefaultClient.CloseIdleConnections()
 		goleak.VerifyNone(t, before)
 	})
+}
+
+// durableDemo serves the demo with durable runs at URL/agent.
+func durableDemo(t *testing.T) string {
+	t.Helper()
+	h := demo.NewAgent(demo.Config{SlowDelay: 20 * time.Millisecond, SlowWords: 500})
+	mux := http.NewServeMux()
+	server.Mount(mux, "/agent", server.NewHandler(h, server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll})))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/agent"
+}
+
+// TestInspectReattachAndCancel: a durable run is read again whole; a
+// durable run is cancelled by the server, a plain one by aborting.
+func TestInspectReattachAndCancel(t *testing.T) {
+	noLeaks(t)
+	api := inspectAPI(t)
+	durable := durableDemo(t)
+	_, doc := postJSON(t, api+"/api/runs", map[string]any{"url": durable, "input": map[string]any{"runId": "run-1",
+		"messages": []any{map[string]any{"id": "u", "role": "user", "content": "hello"}}}})
+	first := finished(t, api, doc["id"].(string))
+	if !first.Durable || first.RunID != "run-1" {
+		t.Fatalf("the durable run: %+v", first)
+	}
+	code, doc := postJSON(t, api+"/api/reattach", map[string]any{"url": durable, "runId": "run-1"})
+	if code != 200 {
+		t.Fatalf("reattach: %d %v", code, doc)
+	}
+	again := finished(t, api, doc["id"].(string))
+	if again.Total != first.Total || again.Problem != "" || !again.Verdicts["server"].OK {
+		t.Errorf("reattached: %d frames, problem %q, verdicts %+v; the run had %d", again.Total, again.Problem, again.Verdicts, first.Total)
+	}
+	for i := range again.Frames {
+		if again.Frames[i].Type != first.Frames[i].Type {
+			t.Errorf("frame %d: %s again, %s first", i, again.Frames[i].Type, first.Frames[i].Type)
+		}
+	}
+	_, doc = postJSON(t, api+"/api/reattach", map[string]any{"url": durable, "runId": "no-such-run"})
+	if p := finished(t, api, doc["id"].(string)); !strings.Contains(p.Problem, "HTTP 404") {
+		t.Errorf("reattach to an unknown run: problem %q", p.Problem)
+	}
+
+	for _, tt := range []struct {
+		name, url, note string
+		outcome         string
+	}{
+		{"durable: the server ends the run with RUN_ERROR", durable, "", conversation.Failed.String()},
+		{"plain: the request is aborted", demoURL(t), "cancelled", conversation.Running.String()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, doc := postJSON(t, api+"/api/runs", map[string]any{"url": tt.url, "input": map[string]any{
+				"messages": []any{map[string]any{"id": "u", "role": "user", "content": "slow please"}}}})
+			id := doc["id"].(string)
+			var p framesPage
+			for p.Total < 5 { // the run is under way
+				getJSON(t, api+"/api/sessions/"+id+"?wait=1&from="+fmt.Sprint(p.Total), &p)
+			}
+			code, res := postJSON(t, api+"/api/sessions/"+id+"/cancel", nil)
+			if code != 200 {
+				t.Fatalf("cancel: %d %v", code, res)
+			}
+			p = finished(t, api, id)
+			if !strings.Contains(p.Note, tt.note) || p.Outcome != tt.outcome {
+				t.Errorf("after cancel (%v): note %q, outcome %q; want %q, %q", res, p.Note, p.Outcome, tt.note, tt.outcome)
+			}
+		})
+	}
 }
