@@ -537,3 +537,33 @@ func TestInspectReattachAndCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestInspectWarningPinned: an event of a type the protocol does not
+// define is dropped by the client with a warning on its frame, and
+// rejected by the server profile there.
+func TestInspectWarningPinned(t *testing.T) {
+	noLeaks(t)
+	api := inspectAPI(t)
+	_, doc := postJSON(t, api+"/api/runs", map[string]any{"url": sseServer(t,
+		`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+		`{"type":"FUTURE_THING","x":1}`,
+		`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`)})
+	id := doc["id"].(string)
+	p := finished(t, api, id)
+	if len(p.Frames) != 3 || p.Frames[1].Warnings == 0 || p.Frames[1].Errors == 0 || p.Frames[0].Warnings+p.Frames[2].Warnings != 0 {
+		t.Fatalf("frames %+v", p.Frames)
+	}
+	var d frameDetail
+	getJSON(t, api+"/api/sessions/"+id+"/frames/1", &d)
+	var warned, rejected bool
+	for _, f := range d.Findings {
+		warned = warned || f.Source == srcClient && f.Severity == "warning" && strings.Contains(f.Message, "FUTURE_THING")
+		rejected = rejected || f.Source == srcServer && f.Rule == "unknown-event" && f.Description != ""
+	}
+	if !warned || !rejected || len(d.Events) != 0 {
+		t.Errorf("frame 1: findings %+v, delivered %s", d.Findings, d.Events)
+	}
+	if !p.Verdicts["client"].OK || p.Verdicts["server"].OK {
+		t.Errorf("verdicts %+v: the client accepts the stream, the server profile does not", p.Verdicts)
+	}
+}
