@@ -474,7 +474,9 @@ func (in *inspector) resume(w http.ResponseWriter, r *http.Request) {
 	if s.Input != nil {
 		opts.ThreadID, opts.Tools, opts.Context, opts.ForwardedProps = s.Input.ThreadID, s.Input.Tools, s.Input.Context, s.Input.ForwardedProps
 	}
+	s.mu.Lock() // the conversation is not safe for concurrent use
 	next, err := s.conv.NextInput(opts)
+	s.mu.Unlock()
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "INVALID_RESUME", err.Error())
 		return

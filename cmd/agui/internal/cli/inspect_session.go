@@ -316,59 +316,61 @@ func deleteRejections(fs []finding, source string) []finding {
 
 // sseFrames splits an SSE body into frames, keeping each frame's text as
 // sent: fn gets the frame's joined data lines and its raw text. Frames
-// without data (comments, keep-alives) are not events and are skipped;
-// a frame longer than the frame limit ends the stream with an error.
+// without data (comments, keep-alives) are not events: their text is the
+// start of the next frame's. A frame longer than the frame limit ends the
+// stream with an error.
 func sseFrames(r io.Reader, fn func(data []byte, raw string, id string)) error {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var raw, data bytes.Buffer
+	var raw, data, cur bytes.Buffer
 	id, hasData := "", false
+	// A frame without data (a comment, a keep-alive) is no event; its text
+	// goes with the next frame's, so that the frames' texts are the stream.
 	emit := func() {
 		if hasData {
 			fn(data.Bytes(), raw.String(), id)
+			raw.Reset()
 		}
-		raw.Reset()
 		data.Reset()
 		hasData = false
 	}
-	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			err = nil // a long line: keep reading it
+	// field handles one whole line (without its line ending).
+	field := func(text string) {
+		if text == "" {
+			emit()
+			return
 		}
-		raw.Write(line)
+		name, value, _ := strings.Cut(text, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch name {
+		case "data":
+			if hasData {
+				data.WriteByte('\n')
+			}
+			data.WriteString(value)
+			hasData = true
+		case "id":
+			id = value
+		}
+	}
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			err = nil // a long line: the rest follows
+		}
+		raw.Write(chunk)
+		cur.Write(chunk)
 		if raw.Len() > maxEvent {
 			return fmt.Errorf("a frame is larger than the %d-byte limit", maxEvent)
 		}
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			text := strings.TrimRight(string(line), "\r\n")
-			if text == "" {
-				emit()
-			} else {
-				name, value, _ := strings.Cut(text, ":")
-				value = strings.TrimPrefix(value, " ")
-				switch name {
-				case "data":
-					if hasData {
-						data.WriteByte('\n')
-					}
-					data.WriteString(value)
-					hasData = true
-				case "id":
-					id = value
-				}
-			}
-		} else if err == nil {
-			continue // the rest of a long line follows
+		if n := cur.Len(); n > 0 && cur.Bytes()[n-1] == '\n' {
+			field(strings.TrimRight(cur.String(), "\r\n"))
+			cur.Reset()
 		}
 		if err == io.EOF {
 			// A last line without its newline, then the last frame without
 			// its blank line: both still count, as in the SSE grammar.
-			if text := strings.TrimRight(string(line), "\r"); strings.HasPrefix(text, "data:") {
-				if hasData {
-					data.WriteByte('\n')
-				}
-				data.WriteString(strings.TrimPrefix(strings.TrimPrefix(text, "data:"), " "))
-				hasData = true
+			if cur.Len() > 0 {
+				field(strings.TrimRight(cur.String(), "\r"))
 			}
 			emit()
 			return nil

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -565,5 +566,43 @@ func TestInspectWarningPinned(t *testing.T) {
 	}
 	if !p.Verdicts["client"].OK || p.Verdicts["server"].OK {
 		t.Errorf("verdicts %+v: the client accepts the stream, the server profile does not", p.Verdicts)
+	}
+}
+
+func TestSSEFrames(t *testing.T) {
+	long := strings.Repeat("x", 200<<10) // longer than the reader's buffer
+	tests := []struct {
+		name, in string
+		data     []string
+		ids      []string
+	}{
+		{"plain", "data: a\n\ndata: b\n\n", []string{"a", "b"}, []string{"", ""}},
+		{"ids and comments", ": hi\n\nid: 7\ndata: a\n\n", []string{"a"}, []string{"7"}},
+		{"multi-line data", "data: a\ndata: b\n\n", []string{"a\nb"}, []string{""}},
+		{"CRLF", "data: a\r\n\r\n", []string{"a"}, []string{""}},
+		{"no final blank line", "data: a\n\ndata: b", []string{"a", "b"}, []string{"", ""}},
+		{"long line", "data: " + long + "\n\n", []string{long}, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var data, ids []string
+			var raws strings.Builder
+			err := sseFrames(strings.NewReader(tt.in), func(d []byte, raw, id string) {
+				data, ids = append(data, string(d)), append(ids, id)
+				raws.WriteString(raw)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(data, tt.data) || !slices.Equal(ids, tt.ids) {
+				t.Errorf("data %.80q ids %q, want %.80q %q", data, ids, tt.data, tt.ids)
+			}
+			if raws.String() != tt.in {
+				t.Errorf("the frames' raw text %.80q is not the input's %.80q", raws.String(), tt.in)
+			}
+		})
+	}
+	if err := sseFrames(strings.NewReader("data: "+strings.Repeat("y", maxEvent+1)), func([]byte, string, string) {}); err == nil {
+		t.Error("a frame over the limit was read")
 	}
 }
