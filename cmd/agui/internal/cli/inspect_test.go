@@ -606,3 +606,26 @@ func TestSSEFrames(t *testing.T) {
 		t.Error("a frame over the limit was read")
 	}
 }
+
+// TestInspectImportRunCapture: what agui run --json prints imports as the
+// run it was.
+func TestInspectImportRunCapture(t *testing.T) {
+	noLeaks(t)
+	api := inspectAPI(t)
+	var capture bytes.Buffer
+	if code := Main([]string{"run", demoURL(t), "--message", "weather?", "--json"}, strings.NewReader(""), &capture, io.Discard); code != ExitOK {
+		t.Fatalf("agui run exited %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(capture.String()), "\n")
+	resp, err := http.Post(api+"/api/import?name=run.jsonl", "application/x-ndjson", &capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]string
+	json.NewDecoder(resp.Body).Decode(&doc)
+	resp.Body.Close()
+	p := finished(t, api, doc["id"])
+	if p.Kind != kindImport || p.Total != len(lines) || p.Format != formatJSONLines || !p.Verdicts["client"].OK || !p.Verdicts["server"].OK || p.Outcome != conversation.Succeeded.String() {
+		t.Errorf("the imported capture of %d events: %+v", len(lines), p)
+	}
+}
