@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -627,5 +628,39 @@ func TestInspectImportRunCapture(t *testing.T) {
 	p := finished(t, api, doc["id"])
 	if p.Kind != kindImport || p.Total != len(lines) || p.Format != formatJSONLines || !p.Verdicts["client"].OK || !p.Verdicts["server"].OK || p.Outcome != conversation.Succeeded.String() {
 		t.Errorf("the imported capture of %d events: %+v", len(lines), p)
+	}
+}
+
+// TestInspectPageIsSelfContained: the embedded page loads nothing from the
+// network (it works offline) and every file it names is embedded.
+func TestInspectPageIsSelfContained(t *testing.T) {
+	external := regexp.MustCompile(`(?i)(src|href)\s*=\s*["']?(https?:)?//|url\(\s*["']?(https?:)?//|@import|import\s*\(|fetch\(\s*["']https?:`)
+	local := regexp.MustCompile(`(?:src|href)="([^"#:]+)"`)
+	entries, err := inspectUI.ReadDir("inspect_ui")
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("embedded page: %v", err)
+	}
+	for _, e := range entries {
+		b, _ := inspectUI.ReadFile("inspect_ui/" + e.Name())
+		if m := external.Find(b); m != nil {
+			t.Errorf("%s loads from the network: %q", e.Name(), m)
+		}
+		for _, m := range local.FindAllSubmatch(b, -1) {
+			if _, err := inspectUI.ReadFile("inspect_ui/" + string(m[1])); err != nil {
+				t.Errorf("%s names %s, which is not embedded", e.Name(), m[1])
+			}
+		}
+	}
+	// And the server serves them.
+	api := inspectAPI(t)
+	for _, path := range []string{"/", "/app.js", "/app.css"} {
+		resp, err := http.Get(api + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s: %d", path, resp.StatusCode)
+		}
 	}
 }
