@@ -93,6 +93,12 @@ func runInspect(env *Env, args []string) int {
 	if len(operands) > 1 {
 		return usageErr("one URL at most, got %d arguments", len(operands))
 	}
+	if (*proxyAddr == "") != (*to == "") {
+		return usageErr("--proxy and --to go together")
+	}
+	if *check != "" && *proxyAddr != "" {
+		return usageErr("--check runs once without a page: --proxy does not apply")
+	}
 	rr := runRequest{Headers: headers, Proto: *proto}
 	if *check != "" {
 		if len(operands) > 0 {
@@ -105,12 +111,6 @@ func runInspect(env *Env, args []string) int {
 		}
 		t.Timeout = *timeout
 		return inspectCheck(env, t, *inputFile, *message, *asJSON)
-	}
-	if (*proxyAddr == "") != (*to == "") {
-		return usageErr("--proxy and --to go together")
-	}
-	if *check != "" && *proxyAddr != "" {
-		return usageErr("--check runs once without a page: --proxy does not apply")
 	}
 	if *inputFile != "" || *message != "" || *asJSON || *timeout != 0 {
 		return usageErr("--input, --message, --json and --timeout go with --check")
@@ -138,16 +138,16 @@ func runInspect(env *Env, args []string) int {
 	}
 	ctx, stop := inspectContext()
 	defer stop()
+	if defaults.URL == "" {
+		defaults.URL = *to // the compose form runs against the proxied agent
+	}
 	in := newInspector(ctx, defaults)
 	errc := make(chan error, 2)
 	var servers []*http.Server
 	if *proxyAddr != "" {
-		if defaults.URL == "" {
-			defaults.URL = *to
-			in.defaults.URL = *to
-		}
 		rp, err := newRecordingProxy(in, *to)
 		if err != nil {
+			ln.Close()
 			return usageErr("%v", err)
 		}
 		pln, err := net.Listen("tcp", *proxyAddr)

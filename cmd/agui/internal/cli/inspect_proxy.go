@@ -69,11 +69,6 @@ func (p *recordingProxy) rewrite(pr *httputil.ProxyRequest) {
 	pr.Out.Host = p.to.Host
 }
 
-func (p *recordingProxy) targetURL(r *http.Request) string {
-	u := *r.URL
-	return u.String()
-}
-
 func (p *recordingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var input *agui.RunAgentInput
 	if r.Method == http.MethodPost && r.Body != nil {
@@ -106,7 +101,7 @@ func (p *recordingProxy) record(resp *http.Response) error {
 		return nil
 	}
 	input, _ := resp.Request.Context().Value(proxyInputKey{}).(*agui.RunAgentInput)
-	s := newSession(kindProxy, target{URL: p.targetURL(resp.Request)}, input)
+	s := newSession(kindProxy, target{URL: resp.Request.URL.String()}, input)
 	p.in.add(s)
 	q := &byteQueue{}
 	q.cond = sync.NewCond(&q.mu)
@@ -119,7 +114,7 @@ func (p *recordingProxy) record(resp *http.Response) error {
 // failed answers a request the agent did not answer, and records why.
 func (p *recordingProxy) failed(w http.ResponseWriter, r *http.Request, err error) {
 	input, _ := r.Context().Value(proxyInputKey{}).(*agui.RunAgentInput)
-	s := newSession(kindProxy, target{URL: p.targetURL(r)}, input)
+	s := newSession(kindProxy, target{URL: r.URL.String()}, input)
 	p.in.add(s)
 	if r.Context().Err() != nil {
 		s.finish("", "the front end went away before the agent answered")

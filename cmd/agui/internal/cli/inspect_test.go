@@ -664,3 +664,56 @@ func TestInspectPageIsSelfContained(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectServes runs the command: it prints the page's URL and the
+// proxy's, serves both until its context ends, then exits 0.
+func TestInspectServes(t *testing.T) {
+	noLeaks(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	old := inspectContext
+	inspectContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { inspectContext = old }()
+	agent := demoURL(t)
+	var stdout, stderr syncBuffer
+	exit := make(chan int, 1)
+	go func() {
+		exit <- Main([]string{"inspect", "--proxy", "127.0.0.1:0", "--to", agent}, strings.NewReader(""), &stdout, &stderr)
+	}()
+	urlRE := regexp.MustCompile(`agui inspect: (http://127\.0\.0\.1:\d+/)\nagui inspect: proxy (http://127\.0\.0\.1:\d+/) → `)
+	var m []string
+	for deadline := time.Now().Add(30 * time.Second); m == nil; time.Sleep(10 * time.Millisecond) {
+		if m = urlRE.FindStringSubmatch(stdout.String()); m == nil && time.Now().After(deadline) {
+			t.Fatalf("no URLs printed: %q %q", stdout.String(), stderr.String())
+		}
+	}
+	page, proxy := m[1], m[2]
+	var cfg map[string]any
+	getJSON(t, page+"api/config", &cfg)
+	if cfg["url"] != agent || cfg["proxy"] != proxy {
+		t.Errorf("config %v", cfg)
+	}
+	resp, err := http.Post(proxy, "application/json", strings.NewReader(`{"threadId":"t","runId":"r","messages":[{"id":"u","role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if p := lastSession(t, strings.TrimSuffix(page, "/")); p.Kind != kindProxy || p.Total == 0 {
+		t.Errorf("the proxied run: %+v", p)
+	}
+	cancel()
+	select {
+	case code := <-exit:
+		if code != ExitOK {
+			t.Errorf("exit %d: %s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("agui inspect did not stop")
+	}
+	for _, args := range [][]string{{"--proxy", "127.0.0.1:0"}, {"--to", agent}, {"--check", agent, "--proxy", "127.0.0.1:0", "--to", agent}} {
+		if code := Main(append([]string{"inspect"}, args...), strings.NewReader(""), io.Discard, io.Discard); code != ExitUsage {
+			t.Errorf("inspect %v: exit %d, want %d", args, code, ExitUsage)
+		}
+	}
+}
