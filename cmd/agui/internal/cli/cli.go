@@ -35,6 +35,7 @@ var commands = []command{
 	{"verify", "check the event order of a captured AG-UI stream", runVerify},
 	{"demo", "serve the built-in demo agent over HTTP", runDemo},
 	{"run", "run an AG-UI agent once and show what it streams", runRun},
+	{"inspect", "see every event of an AG-UI run in a local web page", runInspect},
 }
 
 // Main runs the agui command with args (without the program name) and
