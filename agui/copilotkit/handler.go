@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/internal/cors"
 )
 
 // Agent is one agent a [Handler] serves.
@@ -45,7 +46,7 @@ type Option func(*config)
 type config struct {
 	version string
 	auth    Authorize
-	cors    *corsConfig
+	cors    *cors.Policy
 	logger  *slog.Logger
 }
 
@@ -160,10 +161,10 @@ const maxEnvelope = 16 << 20
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c := h.cfg.cors; c != nil {
 		if r.Method == http.MethodOptions {
-			c.preflight(w, r, h)
+			h.preflight(w, r)
 			return
 		}
-		c.setHeaders(w.Header(), r)
+		c.SetHeaders(w.Header(), r)
 	}
 	rt, ok := h.route(w, r)
 	if !ok {

@@ -149,10 +149,10 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 	allow := http.MethodPost
 	if c := h.cfg.cors; c != nil {
 		if r.Method == http.MethodOptions {
-			c.preflight(w, r, &h.cfg)
+			h.cfg.preflight(w, r)
 			return nil
 		}
-		c.setHeaders(w.Header(), r)
+		c.SetHeaders(w.Header(), r)
 		allow = "OPTIONS, POST"
 	}
 	if t := h.threads; t != nil && r.Method != http.MethodPost {

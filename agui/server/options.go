@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/agui-go/sdk/internal/cors"
 )
 
 // Each way of running an agent takes its own option type, so that an option
@@ -76,7 +78,7 @@ type handlerConfig struct {
 	writeTimeout time.Duration
 	maxBuffered  int
 	input        inputMode
-	cors         *corsConfig // nil: no CORS handling, as without the option
+	cors         *cors.Policy // nil: no CORS handling, as without the option
 	bodyTimeout  time.Duration
 	maxRuns      int            // 0: no cap
 	durable      *DurableConfig // nil: no run log, no run routes (WithDurableRuns)
