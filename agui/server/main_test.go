@@ -1,15 +1,11 @@
 package server_test
 
 import (
-	"fmt"
 	"log/slog"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/agui-go/sdk/agui"
-
-	"go.uber.org/goleak"
+	"github.com/agui-go/sdk/internal/leakcheck"
 )
 
 // No goroutine started by a run, a handler or a test may outlive the tests:
@@ -21,18 +17,7 @@ import (
 // failures the tests cause on purpose are not worth a line of a -v run.
 func TestMain(m *testing.M) {
 	slog.SetDefault(slog.New(slog.DiscardHandler))
-	code := m.Run()
-	if code == 0 {
-		err := goleak.Find()
-		for deadline := time.Now().Add(giveUp); err != nil && time.Now().Before(deadline); err = goleak.Find() {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: Errors on successful test run: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	leakcheck.Main(m, giveUp)
 }
 
 func input() *agui.RunAgentInput { return &agui.RunAgentInput{ThreadID: "t", RunID: "r"} }

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"iter"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/agui-go/sdk/internal/leakcheck"
 
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
@@ -21,20 +20,7 @@ import (
 // No goroutine a log or a test started may outlive the tests. They get ten
 // seconds to end, not the half second goleak.VerifyTestMain would wait: on a
 // loaded machine a goroutine can wait that long to run its last lines.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		err := goleak.Find()
-		for deadline := time.Now().Add(10 * time.Second); err != nil && time.Now().Before(deadline); err = goleak.Find() {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: Errors on successful test run: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { leakcheck.Main(m, 10*time.Second) }
 
 // collect reads a run from after until the sequence ends.
 func collect(t *testing.T, l runlog.Log, runID string, after uint64) ([]runlog.Entry, error) {
