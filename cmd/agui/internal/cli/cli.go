@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -69,4 +70,21 @@ func usage(w io.Writer) {
 	}
 	b.WriteString("\nRun 'agui <command> -h' for a command's flags.\n")
 	io.WriteString(w, b.String())
+}
+
+// parseInterspersed parses args with fs, flags and operands in any order
+// (fs.Parse alone stops at the first operand), and returns the operands, or
+// the parse error (flag.ErrHelp for -h).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var operands []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return operands, err
+		}
+		if fs.NArg() == 0 {
+			return operands, nil
+		}
+		operands = append(operands, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

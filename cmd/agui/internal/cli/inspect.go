@@ -71,19 +71,11 @@ func runInspect(env *Env, args []string) int {
 	fs.Var(&headers, "H", "add a request `header` ('Key: Value'); repeatable")
 	proxyAddr := fs.String("proxy", "", "also serve a recording reverse proxy to --to on this `address`")
 	to := fs.String("to", "", "with --proxy: the agent's `URL`")
-	var operands []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return ExitOK
-			}
-			return ExitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		operands = append(operands, fs.Arg(0))
-		args = fs.Args()[1:]
+	operands, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	} else if err != nil {
+		return ExitUsage
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(env.Stderr, "agui inspect: "+format+"\n", a...)

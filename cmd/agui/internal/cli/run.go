@@ -139,19 +139,11 @@ func runRun(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "agui run: %s\n", renamed)
 		return ExitUsage
 	}
-	var operands []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return ExitOK
-			}
-			return ExitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		operands = append(operands, fs.Arg(0))
-		args = fs.Args()[1:]
+	operands, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	} else if err != nil {
+		return ExitUsage
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(env.Stderr, "agui run: "+format+"\n", a...)

@@ -149,25 +149,17 @@ func runVerify(env *Env, args []string) int {
 	protocol := fs.String("protocol", "", "`1.0` or 1.1: the protocol version to check against (default: the stream's declaration, else 1.1)")
 	fs.Bool("json", false, "print the verdict as one JSON object (see above)")
 	// Flags may come before or after the file name.
-	var operands []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				if vr.asJSON {
-					printUsage()
-				}
-				return ExitOK
-			}
-			if vr.asJSON {
-				return vr.stop(ExitUsage, usageErr, err.Error())
-			}
-			return ExitUsage
+	operands, err := parseInterspersed(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		if vr.asJSON {
+			printUsage()
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		operands = append(operands, fs.Arg(0))
-		args = fs.Args()[1:]
+		return ExitOK
+	case err != nil && vr.asJSON:
+		return vr.stop(ExitUsage, usageErr, err.Error())
+	case err != nil:
+		return ExitUsage
 	}
 	var profile verify.Profile
 	switch *profileName {
