@@ -233,9 +233,9 @@ func (d *dialect) rewrite(data []byte) ([]byte, bool) {
 		return nil, false
 	}
 	var out agui.Event
-	switch e := ev.(type) {
+	switch e := ev.(type) { //agui:nonexhaustive only the events the pinned client's schema rejects are rewritten
 	case *agui.RunFinished:
-		switch o := e.Outcome.(type) {
+		switch o := e.Outcome.(type) { //agui:nonexhaustive the interrupt outcome passes as it is
 		case *agui.RunFinishedCancelledOutcome:
 			out = stopError(e.EventBase, stoppedMessage, e.Usage)
 		case *agui.RunFinishedSuccessOutcome:
