@@ -3,6 +3,8 @@ package natslog
 import (
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/agui-go/sdk/agui/server/runlog"
 )
 
@@ -35,3 +37,29 @@ func FenceSubject(runID string) string { return "agui_runlog.fence." + key(runID
 // StopRenewals stops a writer's lease renewals, as a busy machine whose
 // renewals never land would.
 func StopRenewals(w runlog.Writer) { w.(*writer).stopRenew() }
+
+// ReadHooks are points where a test steps into a read: before and after
+// each consumer the read makes, and after reopen asked the stream where the
+// run is. Any may be nil. BeforeOpen gets the stream sequence the consumer
+// is to start at (0: the run's first message), which it may move; an error
+// from it fails that open.
+type ReadHooks struct {
+	BeforeOpen  func(startSeq *uint64) error
+	AfterOpen   func()
+	AfterBehind func()
+}
+
+// SetReadHooks sets l's read hooks; set them before the reads start.
+func SetReadHooks(l *Log, h ReadHooks) {
+	rh := &readHooks{afterOpen: h.AfterOpen, afterBehind: h.AfterBehind}
+	if h.BeforeOpen != nil {
+		rh.beforeOpen = func(cfg *jetstream.OrderedConsumerConfig) error {
+			err := h.BeforeOpen(&cfg.OptStartSeq)
+			if cfg.OptStartSeq != 0 {
+				cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
+			}
+			return err
+		}
+	}
+	l.hooks = rh
+}

@@ -162,6 +162,18 @@ type Log struct {
 	// and probes seek's direct gets, so that tests can see how much of a
 	// run a resume reads, and how much it costs to find where to start.
 	delivered, probes atomic.Uint64
+
+	// hooks lets tests put a fault or an append between a read's steps;
+	// nil outside tests.
+	hooks *readHooks
+}
+
+// readHooks are the points where a test steps into a read (see
+// export_test.go).
+type readHooks struct {
+	beforeOpen  func(cfg *jetstream.OrderedConsumerConfig) error // before each consumer is made; an error fails that open
+	afterOpen   func()                                           // after each consumer is made
+	afterBehind func()                                           // after reopen asked the stream where the run is
 }
 
 var (
@@ -599,6 +611,11 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 		var msgs jetstream.MessagesContext
 		open := func() error {
 			var err error
+			if h := l.hooks; h != nil && h.beforeOpen != nil {
+				if err := h.beforeOpen(&cfg); err != nil {
+					return err
+				}
+			}
 			octx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
 			cons, err = l.stream.OrderedConsumer(octx, cfg)
 			cancel()
@@ -614,8 +631,12 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			if err != nil {
 				l.dropConsumer(cons)
 				cons, msgs = nil, nil
+				return err
 			}
-			return err
+			if h := l.hooks; h != nil && h.afterOpen != nil {
+				h.afterOpen()
+			}
+			return nil
 		}
 		shut := func() {
 			// Either may be missing: an open that failed, a shut already
@@ -660,7 +681,7 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				// A stream that cannot say for longer than the read waits
 				// out an outage ends the read with ErrUnavailable.
 				bctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
-				start, behind, err := l.behind(bctx, runID, after)
+				start, behind, _, err := l.behind(bctx, runID, after)
 				cancel()
 				switch {
 				case errors.Is(err, errCannotSay) && ctx.Err() == nil:
@@ -717,12 +738,16 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 			if seq+n-1 <= after {
 				continue // a start too early, or a message again (a pipe's repair)
 			}
-			if seq > after+1 && !terminal {
+			if seq > after+1 && (!terminal || !whole) {
 				// Out of place: after a hole a pipe's repair fills (the
 				// message comes again, in order, after the hole's), or a
-				// start past the one wanted (seek misled by a repair).
+				// start past the one wanted (seek misled by a repair, or
+				// a consumer made again from a place the run had left).
 				// Reading the run from its first message in stream order
 				// settles both; each number is then taken once, in order.
+				// A terminal event is read so too before it is believed
+				// past a hole: only a read of every message the stream
+				// holds knows that the hole is real.
 				if !whole {
 					whole = true
 					shut()
@@ -736,9 +761,10 @@ func (l *Log) Read(ctx context.Context, runID string, after uint64) iter.Seq2[ru
 				}
 				continue
 			}
-			// A terminal event past a hole ends the run all the same: a
-			// replica that found the owner gone appended it, and what the
-			// owner did not repair never comes.
+			// A terminal event past a hole, in a read of the whole run,
+			// ends the run all the same: a replica that found the owner
+			// gone appended it, and what the owner did not repair never
+			// comes.
 			if n > 1 {
 				// A packed message (see pack): the events after `after`.
 				more := true
@@ -784,20 +810,32 @@ func (l *Log) reopen(ctx context.Context, runID string, after uint64, whole bool
 	deadline := time.Now().Add(l.readerPatience())
 	for {
 		bctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
-		start, behind, err := l.behind(bctx, runID, after)
+		start, behind, last, err := l.behind(bctx, runID, after)
 		cancel()
 		if errors.Is(err, runlog.ErrExpired) || errors.Is(err, runlog.ErrNotFound) {
 			return err
 		}
-		if errors.Is(err, errCannotSay) {
-			err = nil // open below tells whether the stream is back
+		if h := l.hooks; h != nil && h.afterBehind != nil {
+			h.afterBehind()
 		}
-		if err == nil {
-			if behind && whole {
+		if errors.Is(err, errCannotSay) {
+			// Open below tells whether the stream is back; the consumer
+			// starts where the last one did, at or before the read's
+			// place (what it yielded already is skipped).
+			err = nil
+		} else if err == nil {
+			switch {
+			case behind && whole:
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverAllPolicy, 0
-			} else if behind {
+			case behind:
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, start
-			} else if last, lerr := l.lastWithin(ctx, runID); lerr == nil && last != nil {
+			case last != nil:
+				// Nothing after the read's place yet: follow from after
+				// the last message behind saw, which holds nothing past
+				// it. Asking for the last message again here would race
+				// the run's writer: what it appended in between would be
+				// started past, unread (a run was seen to skip eight
+				// events so, then take its terminal event past the hole).
 				cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, last.Sequence+1
 			}
 			if err = open(); err == nil {
@@ -845,44 +883,41 @@ func (l *Log) infoRetrying(ctx context.Context, runID string) (info runlog.Info,
 	}
 }
 
-// lastWithin is last bounded by the request timeout.
-func (l *Log) lastWithin(ctx context.Context, runID string) (*jetstream.RawStreamMsg, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.opts.RequestTimeout)
-	defer cancel()
-	return l.last(ctx, runID)
-}
-
 // behind reports whether the stream holds an event of the run after
 // `after`, a sign that the read's consumer stopped delivering, and the
 // stream sequence to start again from.
-func (l *Log) behind(ctx context.Context, runID string, after uint64) (start uint64, behind bool, err error) {
+//
+// last is the run's last message when behind is false and the stream said
+// so: nothing of the run after it is past `after` (nil when the run has
+// nothing kept, or the stream could not say).
+func (l *Log) behind(ctx context.Context, runID string, after uint64) (start uint64, behind bool, last *jetstream.RawStreamMsg, err error) {
 	first, last, err := l.ends(ctx, runID)
 	if err == nil && last == nil {
 		// Nothing kept at all: a live run that has sent nothing yet, or
 		// one whose events expired while the read was starting, which
 		// would otherwise wait for events that never come.
 		if _, _, _, err := l.info(ctx, runID); errors.Is(err, runlog.ErrExpired) || errors.Is(err, runlog.ErrNotFound) {
-			return 0, false, err
+			return 0, false, nil, err
 		}
-		return 0, false, nil
+		return 0, false, nil, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("%w: %w", errCannotSay, err)
+		return 0, false, nil, fmt.Errorf("%w: %w", errCannotSay, err)
 	}
 	if high(last.Header) <= after {
-		return 0, false, nil // nothing newer: keep waiting
+		return 0, false, last, nil // nothing newer: keep waiting
 	}
 	if after+1 < seqOf(first.Header) {
-		return 0, false, fmt.Errorf("%w: events before %d were dropped", runlog.ErrExpired, seqOf(first.Header))
+		return 0, false, nil, fmt.Errorf("%w: events before %d were dropped", runlog.ErrExpired, seqOf(first.Header))
 	}
 	if after < seqOf(first.Header) {
-		return first.Sequence, true, nil
+		return first.Sequence, true, nil, nil
 	}
 	start, err = l.seek(ctx, runID, first, last, after+1)
 	if err != nil {
-		return 0, false, nil // try again at the next stall
+		return 0, false, nil, nil // try again at the next stall
 	}
-	return start, true, nil
+	return start, true, nil, nil
 }
 
 // errCannotSay is behind's failure when the stream did not answer.
