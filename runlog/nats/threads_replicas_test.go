@@ -18,8 +18,8 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 	"github.com/agui-go/sdk/agui/server/threads"
 	"github.com/agui-go/sdk/agui/verify"
-	natslog "github.com/agui-go/sdk/runlog/nats"
 	"github.com/agui-go/sdk/internal/testlog"
+	natslog "github.com/agui-go/sdk/runlog/nats"
 )
 
 // threadReplica serves agent with durable runs on l and threads on s (the
