@@ -214,6 +214,14 @@ func (t *threadRuns) recorded(ctx context.Context, runID string) {
 	}
 }
 
+// local reports whether run runID is this replica's and still being
+// recorded.
+func (t *threadRuns) local(runID string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.recs[runID] != nil
+}
+
 // threadRecorder records one run in its thread. It follows the run log
 // behind the run, nudged every recordBatch events and told when the
 // terminal event is in, so that decoding and reducing happen on its own
@@ -229,6 +237,9 @@ type threadRecorder struct {
 	x      chunks.Expander
 	after  uint64
 	broken bool // some events could not be read or decoded
+	// adopted: the recorder records a run of another replica, which went
+	// away before it recorded the run's end (adopt).
+	adopted bool
 }
 
 // begin records that the run of input starts: the input's messages and
@@ -373,6 +384,9 @@ func (rec *threadRecorder) finish(ctx context.Context) {
 		run.Outcome = threads.OutcomeFailed
 		if o.Error != nil {
 			run.Error = o.Error.Message
+			if o.Error.Code != nil {
+				run.Code = *o.Error.Code
+			}
 		}
 	}
 	if rec.broken {
@@ -383,6 +397,12 @@ func (rec *threadRecorder) finish(ctx context.Context) {
 	err := rec.t.store.Update(ctx, rec.input.ThreadID, func(r *threads.Record) {
 		// mine: no other run of the thread started since this one.
 		mine := r.LiveRunID == id
+		p, listed := r.Run(id)
+		if listed && p.Outcome != threads.OutcomeRunning || !listed && !mine && rec.adopted {
+			// Its end is recorded already: another replica saw it
+			// first (adopt), or this one, when it adopts.
+			return
+		}
 		if mine && r.Ended == rec.base.Ended {
 			r.Messages = msgs
 		} else {
@@ -396,7 +416,7 @@ func (rec *threadRecorder) finish(ctx context.Context) {
 			r.State, r.Interrupts = state, interrupts
 			r.LiveRunID = ""
 		}
-		if p, ok := r.Run(id); ok {
+		if listed {
 			run.RunID, run.Started = id, p.Started
 			*p = run
 		} else {
@@ -409,6 +429,53 @@ func (rec *threadRecorder) finish(ctx context.Context) {
 		rec.t.cfg.run.logger.Warn("agui/server: the thread store failed; the run's end is not recorded",
 			"thread_id", rec.input.ThreadID, "run_id", id, "error", err)
 	}
+}
+
+// settle makes sure the record of run runID's thread holds the run's end,
+// once a reader of this replica got its terminal event: it waits for the
+// run's recorder when the run is this replica's, and records the end
+// itself (adopt) when it is not. A stream that got a run's terminal event
+// ends after it, so that its client, asking for the thread next, finds the
+// run there, on any replica.
+func (t *threadRuns) settle(ctx context.Context, threadID, runID string) {
+	t.mu.Lock()
+	rec := t.recs[runID]
+	t.mu.Unlock()
+	if rec != nil {
+		select {
+		case <-rec.done:
+		case <-ctx.Done():
+		}
+		return
+	}
+	t.adopt(ctx, threadID, runID)
+}
+
+// adopt records the end of run runID in its thread, from the run log, when
+// the log holds the run's terminal event but the thread still lists the run
+// as running: the replica that ran it went away before it recorded the end
+// (its log ended the run with RUN_LOST), or has yet to. Whichever replica
+// sees the end first records it; the others find it recorded and change
+// nothing. It reports whether the record may have changed.
+func (t *threadRuns) adopt(ctx context.Context, threadID, runID string) bool {
+	info, err := t.d.log.Info(ctx, runID)
+	if err != nil || !info.Ended || info.ThreadID != "" && info.ThreadID != threadID {
+		return false
+	}
+	base, err := t.store.Get(ctx, threadID)
+	if err != nil {
+		return false
+	}
+	if p, ok := base.Run(runID); base.LiveRunID != runID && (!ok || p.Outcome != threads.OutcomeRunning) {
+		return false
+	}
+	rec := &threadRecorder{
+		t: t, input: &agui.RunAgentInput{ThreadID: threadID, RunID: runID}, base: base, adopted: true,
+		conv: conversation.New(base.Messages, base.State),
+	}
+	rec.read(ctx, info.Last)
+	rec.finish(ctx)
+	return true
 }
 
 // mergeByID is have with each of msgs replacing the message of its id, or
@@ -503,6 +570,10 @@ func (t *threadRuns) serve(w http.ResponseWriter, r *http.Request, threadID, rou
 // get reads a thread's record, or answers the request with why not.
 func (t *threadRuns) get(w http.ResponseWriter, r *http.Request, threadID string) (threads.Record, bool) {
 	rec, err := t.store.Get(r.Context(), threadID)
+	if err == nil && rec.LiveRunID != "" && !t.local(rec.LiveRunID) && t.adopt(r.Context(), threadID, rec.LiveRunID) {
+		// Its live run ended on a replica that did not record the end.
+		rec, err = t.store.Get(r.Context(), threadID)
+	}
 	switch {
 	case err == nil:
 		return rec, true

@@ -113,7 +113,7 @@ func (t *threadRuns) serveConnect(w http.ResponseWriter, r *http.Request, thread
 	defer rcancel(nil)
 	stopOnCut := context.AfterFunc(ctx, func() { rcancel(context.Cause(ctx)) })
 	defer stopOnCut()
-	ended := t.followRun(rctx, r, out, follow, from, served.Downgrade)
+	ended := t.followRun(rctx, r, out, threadID, follow, from, served.Downgrade)
 	t.d.detach(follow, ended, readerCause(r))
 }
 
@@ -227,7 +227,7 @@ func stateOf(s json.RawMessage) json.RawMessage {
 // reader leaves.
 //
 // With down, each event is served as downgradeLogged makes it.
-func (t *threadRuns) followRun(ctx context.Context, r *http.Request, out *streamWriter, runID string, from uint64, down bool) (ended bool) {
+func (t *threadRuns) followRun(ctx context.Context, r *http.Request, out *streamWriter, threadID, runID string, from uint64, down bool) (ended bool) {
 	var frame []byte
 	after := from
 	for e, err := range t.d.log.Read(ctx, runID, from) {
@@ -256,7 +256,7 @@ func (t *threadRuns) followRun(ctx context.Context, r *http.Request, out *stream
 			return false
 		}
 		if e.Terminal {
-			t.recorded(ctx, runID)
+			t.settle(ctx, threadID, runID)
 			return true
 		}
 	}

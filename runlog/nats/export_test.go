@@ -63,3 +63,6 @@ func SetReadHooks(l *Log, h ReadHooks) {
 	}
 	l.hooks = rh
 }
+
+// ThreadKey is the bucket key of a thread's record.
+func ThreadKey(threadID string) string { return key(threadID) }

@@ -133,48 +133,16 @@ func (m *Memory) Update(_ context.Context, threadID string, fn func(*Record)) er
 
 // boundLocked trims a thread's record to the bounds, oldest first.
 func (m *Memory) boundLocked(t *memThread) {
-	r := &t.rec
-	if n := len(r.Runs) - m.opts.MaxRuns; n > 0 {
-		r.Runs = append(r.Runs[:0:0], r.Runs[n:]...)
-		r.DroppedRuns += n
-	}
-	sizes := make([]int, len(r.Messages))
-	total := 0
-	for i, msg := range r.Messages {
-		sizes[i] = m.sizeOf(msg)
-		total += sizes[i]
-	}
-	drop := 0
-	for drop < len(r.Messages) && (len(r.Messages)-drop > m.opts.MaxMessages || total > m.opts.MaxBytes) {
-		total -= sizes[drop]
-		drop++
-	}
-	if drop > 0 {
-		// A tool message whose call was dropped would stand alone.
-		for drop < len(r.Messages) && r.Messages[drop].Role() == agui.RoleTool {
-			total -= sizes[drop]
-			drop++
-		}
-		r.Messages = append(r.Messages[:0:0], r.Messages[drop:]...)
-		r.DroppedMessages += drop
-	}
-	t.size = total
+	b := Bounds{MaxMessages: m.opts.MaxMessages, MaxBytes: m.opts.MaxBytes, MaxRuns: m.opts.MaxRuns}
+	t.size = b.trim(&t.rec, m.sizeOf)
 }
 
-// sizeOf is the size of msg's JSON encoding.
+// sizeOf is the size of msg's JSON encoding, measured in the store's
+// scratch buffer (under mu).
 func (m *Memory) sizeOf(msg agui.Message) int {
-	if msg == nil {
-		return 0
-	}
-	b, err := msg.AppendJSON(m.scratch[:0])
-	if err != nil {
-		return 0
-	}
-	m.scratch = b[:0]
-	if cap(m.scratch) > 64<<10 {
-		m.scratch = nil // one large message does not pin its buffer
-	}
-	return len(b)
+	var n int
+	n, m.scratch = sizeOf(msg, m.scratch)
+	return n
 }
 
 // sweepLocked forgets the threads whose TTL passed, least recently used

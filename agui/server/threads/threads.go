@@ -59,8 +59,11 @@ type Run struct {
 	Ended   time.Time `json:"ended,omitzero"`
 	// Outcome is one of the Outcome… constants.
 	Outcome string `json:"outcome"`
-	// Error is the RUN_ERROR's message, for a failed run.
+	// Error and Code are the RUN_ERROR's message and code, for a failed
+	// run: RUN_LOST for one whose replica went away before it ended
+	// (another replica, or the run log, ended it and recorded it here).
 	Error string `json:"error,omitempty"`
+	Code  string `json:"code,omitempty"`
 	// Usage is the terminal event's token usage, when it reported one.
 	Usage []agui.TokenUsage `json:"usage,omitempty"`
 }
@@ -129,7 +132,12 @@ type Store interface {
 	// Update changes the thread's record with fn, atomically with respect
 	// to other updates of the thread: fn gets the record as it stands (a
 	// new one, ThreadID set, when the store has none, expired or not) and
-	// changes it in place. The store then applies its bounds. An error is
-	// the backend's; bounds never fail an update.
+	// changes it in place. The store then applies its bounds ([Bounds]).
+	// An error is the backend's; bounds never fail an update.
+	//
+	// A shared backend may call fn more than once: when another replica
+	// changed the record first, fn is called again on the record as that
+	// update left it. So fn only changes the record it is given, and
+	// derives every change from it.
 	Update(ctx context.Context, threadID string, fn func(*Record)) error
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/agui/server/demo"
 	"github.com/agui-go/sdk/agui/server/runlog"
+	"github.com/agui-go/sdk/agui/server/threads"
 )
 
 const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise] [--resumable] [--nats URL] [--detach D]
@@ -41,11 +42,13 @@ GET /agent/threads/THREAD_ID/events its history and live run as a stream
 (agui run URL --thread ID --connect). --detach D also keeps a run going for
 D after its last client left, so that the client can reattach.
 
---nats URL keeps the runs in a JetStream log on that NATS server instead of
-in memory (and implies --resumable): several demos sharing one NATS server
-are replicas of one agent, any of them can replay or cancel a run another
-one serves, and a replica that dies has its runs ended as lost. The server
-needs JetStream enabled (nats-server -js).
+--nats URL keeps the runs in a JetStream log, and the threads in a
+JetStream key-value bucket, on that NATS server instead of in memory (and
+implies --resumable): several demos sharing one NATS server are replicas of
+one agent, any of them can replay or cancel a run another one serves or
+serve a thread another one ran, and a replica that dies has its runs ended
+as lost (and recorded so in their threads). The server needs JetStream
+enabled (nats-server -js).
 
 flags:
 `
@@ -67,7 +70,7 @@ func runDemo(env *Env, args []string) int {
 	exercise := fs.Bool("exercise", false, "serve, run every scenario against the server, and exit")
 	resumable := fs.Bool("resumable", false, "durable runs: number events, keep runs in a memory log, serve /agent/runs/{runId}/events and /cancel to everyone")
 	detach := fs.Duration("detach", 0, "keep a run going for this `duration` after its last client left, for it to reattach (implies -resumable)")
-	natsURL := fs.String("nats", "", "keep durable runs in a JetStream log on the NATS server at this `URL` (implies -resumable)")
+	natsURL := fs.String("nats", "", "keep durable runs and threads in JetStream on the NATS server at this `URL` (implies -resumable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -88,22 +91,22 @@ func runDemo(env *Env, args []string) int {
 	var opts []server.HandlerOption
 	if *resumable || *detach > 0 || *natsURL != "" {
 		var log runlog.Log = runlog.NewMemory(runlog.MemoryOptions{})
+		var store threads.Store // nil: the memory store
 		if *natsURL != "" {
-			nl, closeLog, err := openNATSLog(ctx, *natsURL)
+			nl, ns, closeNATS, err := openNATS(ctx, *natsURL)
 			if err != nil {
 				fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
 				return ExitRejected
 			}
 			// Deferred before anything serves, so it runs after the server
 			// stopped and its last runs appended their terminal events.
-			defer closeLog()
-			log = nl
+			defer closeNATS()
+			log, store = nl, ns
 		}
 		// The demo guards nothing: every run and thread may be read, every
-		// run cancelled. Threads are kept in this process's memory (also
-		// with --nats: a thread store on NATS is still to come).
+		// run cancelled.
 		opts = append(opts, server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: *detach}),
-			server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll}))
+			server.WithThreads(server.ThreadConfig{Store: store, Authorize: server.AllowAll}))
 	}
 	if *exercise {
 		return exerciseDemo(ctx, env, fs, *addr, opts)

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -72,7 +74,8 @@ func serveDemo(t *testing.T, args ...string) (url string, stop func() (int, stri
 
 // Two `agui demo --nats` sharing one NATS server are replicas of one agent:
 // a run served by A is read again through B by `agui run --reattach`, whole
-// or after a sequence, and both demos stop cleanly (nothing leaks: the
+// or after a sequence; its thread, kept on NATS, is served by B; and both
+// demos stop cleanly (nothing leaks: the
 // NATS connection and the lease watch end with the command).
 func TestDemoNATS(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -96,6 +99,23 @@ func TestDemoNATS(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(first.String()), "\n")
 	if len(lines) < 10 || !strings.Contains(lines[len(lines)-1], `"RUN_FINISHED"`) {
 		t.Fatalf("the run on A streamed %d events, the last %s", len(lines), lines[len(lines)-1])
+	}
+	resp, err := http.Get(urlB + "/threads/t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var thread struct {
+		Messages []json.RawMessage `json:"messages"`
+		Runs     []struct {
+			RunID   string `json:"runId"`
+			Outcome string `json:"outcome"`
+		} `json:"runs"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&thread)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || len(thread.Runs) != 1 || thread.Runs[0].RunID != "nats-run" ||
+		thread.Runs[0].Outcome != "succeeded" || len(thread.Messages) < 2 || !strings.Contains(string(thread.Messages[0]), `"hello"`) {
+		t.Fatalf("the thread on B: %d %v %+v", resp.StatusCode, err, thread)
 	}
 	for _, tc := range []struct {
 		name string
