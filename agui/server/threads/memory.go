@@ -68,15 +68,8 @@ func NewMemory(opts MemoryOptions) *Memory {
 	if opts.MaxThreads <= 0 {
 		opts.MaxThreads = defaultMaxThreads
 	}
-	if opts.MaxMessages <= 0 {
-		opts.MaxMessages = defaultMaxMessages
-	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = defaultMaxBytes
-	}
-	if opts.MaxRuns <= 0 {
-		opts.MaxRuns = defaultMaxRuns
-	}
+	b := Bounds{MaxMessages: opts.MaxMessages, MaxBytes: opts.MaxBytes, MaxRuns: opts.MaxRuns}.withDefaults()
+	opts.MaxMessages, opts.MaxBytes, opts.MaxRuns = b.MaxMessages, b.MaxBytes, b.MaxRuns
 	if opts.TTL <= 0 {
 		opts.TTL = defaultTTL
 	}

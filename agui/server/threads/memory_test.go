@@ -10,34 +10,8 @@ import (
 
 	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/server/threads"
+	"github.com/agui-go/sdk/agui/server/threads/threadstest"
 )
-
-// run records one run of a thread as the server does: its input's message
-// and the run at its start, the agent's reply and the run's end after.
-func run(t *testing.T, s threads.Store, thread string, n int, reply string) {
-	t.Helper()
-	ctx := context.Background()
-	runID := fmt.Sprintf("%s-run-%d", thread, n)
-	err := s.Update(ctx, thread, func(r *threads.Record) {
-		r.Messages = append(r.Messages, &agui.UserMessage{ID: fmt.Sprintf("%s-u%d", thread, n), Content: agui.TextContent("question")})
-		r.LiveRunID = runID
-		r.Runs = append(r.Runs, threads.Run{RunID: runID, Outcome: threads.OutcomeRunning})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = s.Update(ctx, thread, func(r *threads.Record) {
-		r.Messages = append(r.Messages, &agui.AssistantMessage{ID: fmt.Sprintf("%s-a%d", thread, n), Content: &reply})
-		if p, ok := r.Run(runID); ok {
-			p.Outcome = threads.OutcomeSucceeded
-		}
-		r.LiveRunID = ""
-		r.Ended++
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestMemoryBounds: 1,000 threads of 10 runs each stay within every bound
 // the store was given, after every run; a trimmed thread keeps its newest
@@ -49,7 +23,7 @@ func TestMemoryBounds(t *testing.T) {
 	for i := range 1000 {
 		thread := fmt.Sprintf("t%04d", i)
 		for n := range 10 {
-			run(t, s, thread, n, strings.Repeat("x", 10*n))
+			threadstest.RecordRun(t, s, thread, n, strings.Repeat("x", 10*n))
 			st := s.Stats()
 			if st.Threads > opts.MaxThreads || st.MaxMessages > opts.MaxMessages || st.MaxBytes > opts.MaxBytes {
 				t.Fatalf("thread %s run %d: %+v is over the bounds %+v", thread, n, st, opts)
@@ -93,8 +67,8 @@ func TestMemoryTTL(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	s := threads.NewMemory(threads.MemoryOptions{TTL: time.Hour, Now: func() time.Time { return now }})
 	ctx := context.Background()
-	run(t, s, "idle", 0, "a")
-	run(t, s, "used", 0, "a")
+	threadstest.RecordRun(t, s, "idle", 0, "a")
+	threadstest.RecordRun(t, s, "used", 0, "a")
 	if err := s.Update(ctx, "live", func(r *threads.Record) { r.LiveRunID = "r" }); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +86,7 @@ func TestMemoryTTL(t *testing.T) {
 		}
 	}
 	// An expired thread that runs again starts afresh.
-	run(t, s, "idle", 1, "b")
+	threadstest.RecordRun(t, s, "idle", 1, "b")
 	rec, err := s.Get(ctx, "idle")
 	if err != nil || len(rec.Messages) != 2 || rec.Ended != 1 {
 		t.Fatalf("got %+v, %v", rec, err)
@@ -124,11 +98,11 @@ func TestMemoryTTL(t *testing.T) {
 func TestMemoryRecordIsACopy(t *testing.T) {
 	s := threads.NewMemory(threads.MemoryOptions{})
 	ctx := context.Background()
-	run(t, s, "t", 0, "a")
+	threadstest.RecordRun(t, s, "t", 0, "a")
 	rec, _ := s.Get(ctx, "t")
 	rec.Messages[0] = nil
 	rec.Runs[0].RunID = "changed"
-	run(t, s, "t", 1, "b")
+	threadstest.RecordRun(t, s, "t", 1, "b")
 	again, _ := s.Get(ctx, "t")
 	if again.Messages[0] == nil || again.Runs[0].RunID != "t-run-0" || len(rec.Messages) != 2 {
 		t.Fatalf("the store and its records share: %+v", again)

@@ -100,10 +100,11 @@ func ctxOf(t *testing.T) context.Context {
 	return ctx
 }
 
-// record records one run of a thread as the server does: its input's
+// RecordRun records run n of a thread as the server does: its input's
 // message and the run at its start, the agent's reply and the run's end
-// after.
-func record(t *testing.T, s threads.Store, thread string, n int, reply string) {
+// after. Message ids are {thread}-u{n} and {thread}-a{n}, the run's id
+// {thread}-run-{n}.
+func RecordRun(t *testing.T, s threads.Store, thread string, n int, reply string) {
 	t.Helper()
 	ctx := ctxOf(t)
 	runID := fmt.Sprintf("%s-run-%d", thread, n)
@@ -247,14 +248,14 @@ func testCopy(t *testing.T, newBackend func(*testing.T, Config) Backend) {
 	b, _ := open(t, newBackend, Config{})
 	s := b.Open()
 	ctx := ctxOf(t)
-	record(t, s, "t", 0, "a")
+	RecordRun(t, s, "t", 0, "a")
 	rec, err := s.Get(ctx, "t")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec.Messages[0] = nil
 	rec.Runs[0].RunID = "changed"
-	record(t, s, "t", 1, "b")
+	RecordRun(t, s, "t", 1, "b")
 	again, err := s.Get(ctx, "t")
 	if err != nil {
 		t.Fatal(err)
@@ -318,7 +319,7 @@ func testBounds(t *testing.T, newBackend func(*testing.T, Config) Backend) {
 	s := b.Open()
 	ctx := ctxOf(t)
 	for n := range 10 {
-		record(t, s, "t", n, strings.Repeat("x", 10*n))
+		RecordRun(t, s, "t", n, strings.Repeat("x", 10*n))
 		rec, err := s.Get(ctx, "t")
 		if err != nil {
 			t.Fatal(err)
@@ -382,8 +383,8 @@ func testOversizedMessage(t *testing.T, newBackend func(*testing.T, Config) Back
 	b, _ := open(t, newBackend, Config{Bounds: threads.Bounds{MaxBytes: 4 << 10}})
 	s := b.Open()
 	ctx := ctxOf(t)
-	record(t, s, "t", 0, "short")
-	record(t, s, "t", 1, strings.Repeat("y", 8<<10))
+	RecordRun(t, s, "t", 0, "short")
+	RecordRun(t, s, "t", 1, strings.Repeat("y", 8<<10))
 	rec, err := s.Get(ctx, "t")
 	if err != nil {
 		t.Fatal(err)
@@ -400,8 +401,8 @@ func testTTL(t *testing.T, newBackend func(*testing.T, Config) Backend) {
 	b, clk := open(t, newBackend, Config{TTL: time.Hour})
 	s := b.Open()
 	ctx := ctxOf(t)
-	record(t, s, "idle", 0, "a")
-	record(t, s, "used", 0, "a")
+	RecordRun(t, s, "idle", 0, "a")
+	RecordRun(t, s, "used", 0, "a")
 	if err := s.Update(ctx, "live", func(r *threads.Record) { r.LiveRunID = "r" }); err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +429,7 @@ func testTTL(t *testing.T, newBackend func(*testing.T, Config) Backend) {
 	if given.ThreadID != "idle" || len(given.Messages) != 0 || given.Ended != 0 || len(given.Runs) != 0 {
 		t.Fatalf("Update of an expired thread gave fn %+v, want an empty record", given)
 	}
-	record(t, s, "idle", 1, "b")
+	RecordRun(t, s, "idle", 1, "b")
 	rec, err := s.Get(ctx, "idle")
 	if err != nil || len(rec.Messages) != 2 || rec.Ended != 1 || rec.DroppedMessages != 0 {
 		t.Fatalf("got %+v, %v", rec, err)
@@ -444,8 +445,8 @@ func testCorrupt(t *testing.T, newBackend func(*testing.T, Config) Backend) {
 	}
 	s := b.Open()
 	ctx := ctxOf(t)
-	record(t, s, "bad", 0, "a")
-	record(t, s, "good", 0, "a")
+	RecordRun(t, s, "bad", 0, "a")
+	RecordRun(t, s, "good", 0, "a")
 	if err := b.Corrupt("bad"); err != nil {
 		t.Fatal(err)
 	}
