@@ -22,8 +22,22 @@ import (
 // them), so expected activity messages are not looked for there.
 //
 // The 1.0 corpus runs with --protocol-version 1.0, the 1.1 corpus with the
-// default.
+// default, and the 1.0 corpus with the default too, its one difference the
+// version the request declares (the client's own, which
+// "current-peer-declares-protocol-version" is about).
 func TestRunConformance(t *testing.T) {
+	t.Run("1.0-default", func(t *testing.T) {
+		fixtures, err := conformance.LoadVersion("1.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range fixtures {
+			if f.Name == "current-peer-declares-protocol-version" {
+				fixtures[i].Expect.Request = json.RawMessage(`{"protocolVersion":"1.1"}`)
+			}
+		}
+		runConformance(t, fixtures, nil)
+	})
 	for _, version := range []string{"1.0", "1.1"} {
 		t.Run(version, func(t *testing.T) {
 			fixtures, err := conformance.LoadVersion(version)
