@@ -150,6 +150,25 @@ func TestRunTruncatedIsAnError(t *testing.T) {
 	}
 }
 
+// An empty 200 answer is accepted, as the reference's verifier accepts an
+// empty stream: no event, no error, and a Thread's outcome stays NotStarted
+// so that the caller can tell nothing ran (agui run exits 1 on it). This
+// is the contract the README states.
+func TestRunEmptyAnswer(t *testing.T) {
+	srv := sseServer(t, "", nil)
+	c, _ := client.New(srv.URL)
+	types, _, err := collect(t, c, input())
+	if err != nil || len(types) != 0 {
+		t.Fatalf("Run: events %v, err %v; want none and no error", types, err)
+	}
+	th := c.NewThread()
+	th.AddUserMessage("hi")
+	res, err := th.Run(t.Context(), client.RunParams{})
+	if err != nil || res.Outcome.Status != conversation.NotStarted || len(th.Messages()) != 1 {
+		t.Fatalf("Thread.Run: %+v, %v, %d messages; want NotStarted, no error, the user's message alone", res, err, len(th.Messages()))
+	}
+}
+
 func TestRunFrameLimit(t *testing.T) {
 	big := `{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"` + strings.Repeat("x", 2000) + `"}`
 	srv := sseServer(t, frames(runStarted, `{"type":"TEXT_MESSAGE_START","messageId":"m"}`, big), nil)

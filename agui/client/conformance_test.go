@@ -18,7 +18,24 @@ import (
 // the 1.1 corpus through a default client, each over loopback HTTP, started
 // from the fixture's input with its maxProtocolVersion, and checks every
 // expect key.
+//
+// The 1.0 corpus also runs through a default client: a 1.1 client reads
+// 1.0 producers as a 1.0 client does. Its one difference is the version
+// its request declares, which "current-peer-declares-protocol-version"
+// expects to be the client's own: 1.1 for it.
 func TestConformance(t *testing.T) {
+	t.Run("1.0-default-client", func(t *testing.T) {
+		fixtures, err := conformance.LoadVersion("1.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range fixtures {
+			if f.Name == "current-peer-declares-protocol-version" {
+				fixtures[i].Expect.Request = json.RawMessage(`{"protocolVersion":"` + agui.ProtocolVersion + `"}`)
+			}
+		}
+		runConformance(t, fixtures, nil)
+	})
 	for _, version := range []string{"1.0", "1.1"} {
 		t.Run(version, func(t *testing.T) {
 			fixtures, err := conformance.LoadVersion(version)

@@ -93,9 +93,10 @@
 // message keeps its parts: matching would lose what the agent sent.
 // (A tool call's new assistant message under an id already taken is, as in
 // the reference, not attributed to the subagent that started the call.)
-// internal/interop (TestReducerDivergences) pins both cases on both sides. internal/interop
-// (TestReducerParity) runs random event sequences through both reducers and
-// requires the same messages, state, pending interrupts and warnings.
+// internal/interop (TestReducerDivergences) pins both cases on both sides.
+// internal/interop (TestReducerParity) runs random event sequences through
+// both reducers and requires the same messages, state, pending interrupts
+// and warnings.
 //
 // A Conversation is not safe for concurrent use.
 package conversation

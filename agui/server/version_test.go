@@ -124,3 +124,64 @@ func TestRefusesNewerMajor(t *testing.T) {
 		}
 	}
 }
+
+// The served version does not depend on the binding: a protobuf consumer
+// that declares 1.0 (or nothing) gets RUN_STARTED declaring "1.0" and no
+// encryptedValueType (field 6 of REASONING_ENCRYPTED_VALUE, 14 of a
+// message, 6 of a tool call), its encrypted values kept; a 1.1 consumer
+// gets all three members.
+func TestServedVersionProtobuf(t *testing.T) {
+	for _, tt := range []struct {
+		declare, served string
+		keeps           bool
+	}{
+		{"1.1", "1.1", true},
+		{"1.0", "1.0", false},
+		{"", "1.0", false},
+	} {
+		body := `{"threadId":"t","runId":"r","messages":[]}`
+		if tt.declare != "" {
+			body = `{"threadId":"t","runId":"r","protocolVersion":"` + tt.declare + `","messages":[]}`
+		}
+		h := server.NewHandler(encryptedAgent(), server.WithLogger(nil))
+		w := post(h, body, map[string]string{"Accept": server.MediaTypeProtobuf})
+		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != server.MediaTypeProtobuf {
+			t.Fatalf("declared %q: status %d, %s", tt.declare, w.Code, w.Header().Get("Content-Type"))
+		}
+		evs := readProto(t, w.Body.Bytes())
+		started, ok := evs[0].(*agui.RunStarted)
+		if !ok || started.ProtocolVersion == nil || *started.ProtocolVersion != tt.served {
+			t.Errorf("declared %q: first event %+v, want RUN_STARTED declaring %q", tt.declare, evs[0], tt.served)
+		}
+		var types, values []string
+		for _, ev := range evs {
+			switch e := ev.(type) { //agui:nonexhaustive the two events the agent puts encrypted values in
+			case *agui.ReasoningEncryptedValue:
+				values = append(values, e.EncryptedValue)
+				if e.EncryptedValueType != nil {
+					types = append(types, *e.EncryptedValueType)
+				}
+			case *agui.MessagesSnapshot:
+				a := e.Messages[0].(*agui.AssistantMessage)
+				c := a.ToolCalls[0]
+				values = append(values, *a.EncryptedValue, *c.EncryptedValue)
+				if a.EncryptedValueType != nil {
+					types = append(types, *a.EncryptedValueType)
+				}
+				if c.EncryptedValueType != nil {
+					types = append(types, *c.EncryptedValueType)
+				}
+			}
+		}
+		if strings.Join(values, ",") != "e1,e2,e3" {
+			t.Errorf("declared %q: encrypted values %v, want e1,e2,e3", tt.declare, values)
+		}
+		want := ""
+		if tt.keeps {
+			want = "redacted,sig,tc"
+		}
+		if strings.Join(types, ",") != want {
+			t.Errorf("declared %q: encryptedValueType %v, want %q", tt.declare, types, want)
+		}
+	}
+}
