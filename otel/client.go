@@ -113,7 +113,7 @@ func (r *clientRun) response(resp *http.Response, err error) {
 
 func (r *clientRun) event(ev agui.Event, _ client.Position) {
 	r.events++
-	switch t := ev.Type(); t {
+	switch t := ev.Type(); t { //agui:nonexhaustive the driver's events mark the run; every other one only counts
 	case agui.EventTypeRunStarted:
 		return
 	case agui.EventTypeRunFinished, agui.EventTypeRunError:
