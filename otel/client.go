@@ -161,11 +161,11 @@ func (r *clientRun) end(err error) {
 	}
 	span := append(point, keyEvents.Int64(r.events))
 	r.span.SetAttributes(append(span, usageAttrs(usage)...)...)
-	r.span.End(trace.WithTimestamp(now))
 	set := metric.WithAttributes(point...)
 	r.o.m.runs.Add(r.ctx, 1, set)
 	r.o.m.duration.Record(r.ctx, now.Sub(r.start).Seconds(), set)
 	r.o.m.events.Record(r.ctx, r.events, set)
+	r.span.End(trace.WithTimestamp(now)) // after the points, as the server's
 }
 
 // clientErrorType is error.type for a run the client could not read to

@@ -198,14 +198,15 @@ func (r *serverRun) end(end server.RunEnd) {
 		}
 		r.span.SetStatus(codes.Error, msg)
 	}
-	r.span.End(trace.WithTimestamp(now))
-
+	// The points before the span ends: whoever sees the run's span
+	// ended finds its points.
 	m, set := r.o.m, metric.WithAttributes(point...)
 	m.active.Add(r.ctx, -1, r.o.commonSet)
 	m.runs.Add(r.ctx, 1, set)
 	m.duration.Record(r.ctx, now.Sub(r.start).Seconds(), set)
 	m.events.Record(r.ctx, r.events, set)
 	m.bytes.Record(r.ctx, r.bytes, set)
+	r.span.End(trace.WithTimestamp(now))
 }
 
 func (o *serverObserver) reattach(ctx context.Context, info server.ReattachInfo) func(server.ReattachEnd) {
@@ -220,7 +221,7 @@ func (o *serverObserver) reattach(ctx context.Context, info server.ReattachInfo)
 		if end.Cause != nil {
 			span.AddEvent("agui.disconnected", trace.WithAttributes(keyCause.String(end.Cause.Error())))
 		}
-		span.End()
 		o.m.replays.Add(ctx, 1, metric.WithAttributes(append(o.common[:len(o.common):len(o.common)], keyReplayEnded.Bool(end.Ended))...))
+		span.End()
 	}
 }
