@@ -48,6 +48,8 @@ type Client struct {
 	// resumeAttempts bounds the reattachments of one run after dropped
 	// connections (WithResumeAttempts).
 	resumeAttempts int
+	// observer is WithObserver's; nil: runs are not observed.
+	observer *Observer
 }
 
 // Option configures a Client.
@@ -249,10 +251,28 @@ func (c *Client) Run(ctx context.Context, in *agui.RunAgentInput, opts ...RunOpt
 
 // run is Run with the frame index of each event, for the Thread's warnings.
 // It returns nil when deliver stopped it.
-func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOption, deliver func(Delivery, int) bool) error {
+func (c *Client) run(ctx context.Context, in *agui.RunAgentInput, opts []RunOption, deliver func(Delivery, int) bool) (err error) {
 	var rc runConfig
 	for _, o := range opts {
 		o(&rc)
+	}
+	if c.observer != nil {
+		var t *RunTrace
+		if ctx, t = c.observe(ctx, in); t != nil {
+			if t.End != nil {
+				defer func() { t.End(err) }()
+			}
+			if t.Warning != nil {
+				rc.warn = append(slices.Clip(rc.warn), t.Warning)
+			}
+			if t.Event != nil {
+				inner := deliver
+				deliver = func(d Delivery, i int) bool {
+					t.Event(d.Event, d.Pos)
+					return inner(d, i)
+				}
+			}
+		}
 	}
 	warn := c.warnFunc(rc.warn)
 	body, err := c.encodeInput(in, warn)
@@ -289,6 +309,7 @@ func (c *Client) runReattacher(ctx context.Context, runID string, rc runConfig) 
 // from its start, but are not delivered. It closes resp's body.
 func (c *Client) consume(ctx context.Context, resp *http.Response, runID string, again reattacher, skip Position, rc runConfig, warn func(agui.Warning), deliver func(Delivery, int) bool) error {
 	defer func() { resp.Body.Close() }()
+	trace := traceOf(ctx) // nil unless the run is observed
 	p, _ := NewPipeline(PipelineWarnings(warn))
 	p.era = c.era
 	stopped, ended := false, false
@@ -350,6 +371,9 @@ func (c *Client) consume(ctx context.Context, resp *http.Response, runID string,
 				// after it, so every event is delivered once, in order.
 				attempts++
 				next, rerr := again(r.LastEventID(), attempts, hint)
+				if trace != nil && trace.Reattach != nil {
+					trace.Reattach(r.LastEventID(), attempts, rerr)
+				}
 				if rerr != nil {
 					var he *HTTPError
 					refused := errors.As(rerr, &he)
@@ -477,7 +501,7 @@ func (c *Client) post(ctx context.Context, body []byte, extra http.Header) (*htt
 		accept = acceptProto
 	}
 	req.Header.Set("Accept", accept)
-	resp, err := c.http.Do(req)
+	resp, err := sent(ctx, req, c.http.Do)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("agui client: %w", ctxcause.Err(ctx))

@@ -133,7 +133,7 @@ func (c *Client) getStream(ctx context.Context, u, lastID string, extra http.Hea
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	resp, err := c.http.Do(req)
+	resp, err := sent(ctx, req, c.http.Do)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("agui client: %w", ctxcause.Err(ctx))

@@ -30,7 +30,7 @@ const benchDelta = "Hello, wor"
 
 // streamDeltas serves one run through the HTTP handler whose agent appends n
 // text deltas, calling mark just before the first and after the last.
-func streamDeltas(tb testing.TB, n int, start, stop func()) *discardWriter {
+func streamDeltas(tb testing.TB, n int, start, stop func(), opts ...server.HandlerOption) *discardWriter {
 	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
 		m, err := rc.StartTextMessage(server.WithID("msg-1"))
 		if err != nil {
@@ -48,7 +48,7 @@ func streamDeltas(tb testing.TB, n int, start, stop func()) *discardWriter {
 	w := &discardWriter{h: http.Header{}}
 	req := httptest.NewRequest(http.MethodPost, "/agent", strings.NewReader(`{"threadId":"t","runId":"r","messages":[]}`))
 	req.Header.Set("Content-Type", "application/json")
-	server.NewHandler(agent).ServeHTTP(w, req)
+	server.NewHandler(agent, opts...).ServeHTTP(w, req)
 	return w
 }
 
@@ -60,6 +60,25 @@ func BenchmarkEmitTextDelta(b *testing.B) {
 	b.ReportAllocs()
 	w := streamDeltas(b, b.N, b.ResetTimer, b.StopTimer)
 	b.SetBytes(int64(w.n / max(b.N, 1)))
+}
+
+// BenchmarkEmitTextDeltaObserved is BenchmarkEmitTextDelta with an
+// observer (WithObserver) whose trace counts every event and write: what
+// the hook costs when it is set, beside the hook left unset above.
+func BenchmarkEmitTextDeltaObserved(b *testing.B) {
+	b.ReportAllocs()
+	var events, bytes, flushed int
+	o := server.Observer{StartRun: func(ctx context.Context, _ server.RunInfo) (context.Context, *server.RunTrace) {
+		return ctx, &server.RunTrace{
+			Event: func(_ agui.Event, size int) { events++; bytes += size },
+			Flush: func(size int, _ error) { flushed += size },
+		}
+	}}
+	w := streamDeltas(b, b.N, b.ResetTimer, b.StopTimer, server.WithObserver(o))
+	b.SetBytes(int64(w.n / max(b.N, 1)))
+	if flushed != w.n || events < b.N {
+		b.Fatalf("observed %d events, %d bytes flushed of %d", events, flushed, w.n)
+	}
 }
 
 // BenchmarkEncodingJSONBaseline is the same frame produced the usual way: a
@@ -113,11 +132,25 @@ func BenchmarkRunIteratorDelta(b *testing.B) {
 	}
 }
 
-// The handler's delta path allocates nothing per delta.
+// The handler's delta path allocates nothing per delta, with an observer
+// (WithObserver) or without.
 func TestEmitTextDeltaAllocatesNothing(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("allocation counts need a plain, full build")
 	}
+	observed := server.WithObserver(server.Observer{StartRun: func(ctx context.Context, _ server.RunInfo) (context.Context, *server.RunTrace) {
+		n := 0
+		return ctx, &server.RunTrace{Event: func(agui.Event, int) { n++ }, Flush: func(int, error) { n++ }}
+	}})
+	for _, tt := range []struct {
+		name string
+		opts []server.HandlerOption
+	}{{"unobserved", nil}, {"observed", []server.HandlerOption{observed}}} {
+		t.Run(tt.name, func(t *testing.T) { emitAllocatesNothing(t, tt.opts...) })
+	}
+}
+
+func emitAllocatesNothing(t *testing.T, opts ...server.HandlerOption) {
 	const n = 2000
 	// The count is the process's: a goroutine left by an earlier test, or
 	// the runtime's own, allocating meanwhile adds to it. Such noise only
@@ -126,7 +159,7 @@ func TestEmitTextDeltaAllocatesNothing(t *testing.T) {
 	fewest := uint64(math.MaxUint64)
 	for range 3 {
 		var before, after testingMemStats
-		w := streamDeltas(t, n, before.read, after.read)
+		w := streamDeltas(t, n, before.read, after.read, opts...)
 		if w.n < n*len(benchDelta) {
 			t.Fatalf("only %d bytes written", w.n)
 		}

@@ -251,8 +251,21 @@ func (d *durableRuns) serveRoute(w http.ResponseWriter, r *http.Request, runID, 
 			return
 		}
 	}
+	var observed func(ReattachEnd)
+	if o := d.cfg.run.observer; o != nil && o.Reattach != nil {
+		observed = o.Reattach(r.Context(), ReattachInfo{ThreadID: info.ThreadID, RunID: runID, After: after, Request: r})
+	}
 	d.attach(runID)
-	d.detach(runID, d.stream(w, r, enc, runID, after, nil, served.Downgrade), readerCause(r))
+	ended := d.stream(w, r, enc, runID, after, nil, served.Downgrade)
+	cause := readerCause(r)
+	d.detach(runID, ended, cause)
+	if observed != nil {
+		end := ReattachEnd{Ended: ended}
+		if !ended {
+			end.Cause = cause
+		}
+		observed(end)
+	}
 }
 
 // readerCause is why a reader of a durable run stopped reading when it
@@ -453,7 +466,7 @@ func (h *handler[S]) serveDurable(w http.ResponseWriter, r *http.Request, enc en
 	// The run answers to the log and its readers, not to this request: its
 	// parent keeps the request's values but not its cancellation.
 	parent, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
-	runner := newRunner(parent, h.agent, input, h.cfg.run)
+	runner := newRunner(parent, h.agent, input, h.cfg.run, r, true)
 	runner.state = state
 	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
 	lr.remote, _ = lw.(runlog.RemoteReaders)

@@ -220,7 +220,7 @@ func (h *handler[S]) open(w http.ResponseWriter, r *http.Request) *Runner[S] {
 // head and the sink and emitter that write the events. It returns a nil
 // runner when there is no agent to run, having answered the request.
 func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding, input *agui.RunAgentInput, state *S) (*Runner[S], *emitter) {
-	runner := newRunner(r.Context(), h.agent, input, h.cfg.run)
+	runner := newRunner(r.Context(), h.agent, input, h.cfg.run, r, false)
 	runner.state = state
 	if err := runner.begin(); err != nil { // only a nil agent gets here
 		h.cfg.reject(w, r, agui.HTTPCodeAgentError, err.Error())
@@ -241,7 +241,9 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 		e.maxEvent = agui.DefaultMaxFrame // protoframe.AppendFrame checks the same limit itself
 	}
 	e.pooled = true
-	e.sink = newStreamWriter(w, &h.cfg, keepAlive, &e.mu, &e.queue, func(err error) { e.fail(err) })
+	sw := newStreamWriter(w, &h.cfg, keepAlive, &e.mu, &e.queue, func(err error) { e.fail(err) })
+	sw.trace = runner.trace
+	e.sink = sw
 	return runner, e
 }
 

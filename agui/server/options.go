@@ -67,6 +67,8 @@ type runConfig struct {
 	// context ends (the handler's is requestCause); otherwise it is the
 	// parent's own cause.
 	parentCause func(parent context.Context) error
+	// observer is WithObserver's; nil: nothing is observed.
+	observer *Observer
 }
 
 // handlerConfig is the HTTP handler's configuration, with the configuration

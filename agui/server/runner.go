@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"net/http"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,11 @@ type Runner[S any] struct {
 	// slot, when set, is the HTTP handler's count of runs in flight
 	// (WithMaxConcurrentRuns), given back once the run has ended.
 	slot *atomic.Int64
+
+	// trace is the run's observer (WithObserver), nil without one;
+	// unwatch, when set, stops telling it of a cancellation (watchCancel).
+	trace   *RunTrace
+	unwatch func()
 }
 
 // closingSink is a sink with something to do once the run has ended: the
@@ -110,11 +116,17 @@ func (c *runContext) Err() error {
 // NewRunner prepares a run of agent over input under ctx. Nothing runs until
 // Events or Stream is called.
 func NewRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, opts ...RunOption) *Runner[S] {
-	return newRunner(ctx, agent, input, newRunConfig(opts))
+	return newRunner(ctx, agent, input, newRunConfig(opts), nil, false)
 }
 
-func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, cfg runConfig) *Runner[S] {
-	r := &Runner[S]{input: input, cfg: cfg, parent: ctx}
+// newRunner prepares a run; req is the HTTP request that started it (nil
+// for none) and durable says it is a durable run's, for the observer.
+func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentInput, cfg runConfig, req *http.Request, durable bool) *Runner[S] {
+	var trace *RunTrace
+	if cfg.observer != nil {
+		ctx, trace = cfg.observe(ctx, input, req, durable)
+	}
+	r := &Runner[S]{input: input, cfg: cfg, parent: ctx, trace: trace}
 	if f, ok := agent.(AgentFunc[S]); ok {
 		r.run = f
 	} else if agent != nil {
@@ -140,6 +152,9 @@ func newRunner[S any](ctx context.Context, agent Agent[S], input *agui.RunAgentI
 	r.ctx, r.cancel = rc, cancel
 	rc.parentDone, rc.forward = ctx.Done(), r.forward
 	r.detach = context.AfterFunc(ctx, rc.forward)
+	if trace != nil && trace.Cancel != nil {
+		r.watchCancel(trace)
+	}
 	return r
 }
 
@@ -185,7 +200,13 @@ func (r *Runner[S]) begin() error {
 		return ErrAlreadyStarted
 	}
 	if r.initErr != nil {
+		if r.unwatch != nil {
+			r.unwatch()
+		}
 		r.Cancel(r.initErr)
+		if t := r.trace; t != nil && t.End != nil {
+			t.End(RunEnd{Code: CodeOf(r.initErr), Err: r.initErr})
+		}
 		return r.initErr
 	}
 	return nil
@@ -202,6 +223,7 @@ func (r *Runner[S]) newEmitter(s sink, retain bool) *emitter {
 		sink:   s,
 		retain: retain,
 		detail: r.cfg.errorDetail,
+		trace:  r.trace,
 	}
 	if r.served.Downgrade {
 		e.downgrade = r.downgrader()
@@ -393,6 +415,9 @@ func (r *Runner[S]) end() {
 	if !normal {
 		r.logEnd(cause, panicked)
 	}
+	if r.unwatch != nil {
+		r.unwatch() // the guard's cancellation is not the observer's to hear
+	}
 	r.outcome, r.rc = Outcome{}, nil // the terminal event carries it now; the agent is done with rc
 	r.release()
 	if !normal {
@@ -402,6 +427,9 @@ func (r *Runner[S]) end() {
 	}
 	if s, ok := e.sink.(closingSink); ok {
 		s.close()
+	}
+	if e.trace != nil {
+		r.endTrace(normal, cause)
 	}
 	if r.slot != nil {
 		r.slot.Add(-1)
@@ -452,7 +480,7 @@ func NewRunContext[S any](ctx context.Context, input *agui.RunAgentInput) (*RunC
 	if input == nil {
 		input = &agui.RunAgentInput{}
 	}
-	r := newRunner[S](ctx, AgentFunc[S](nil), input, defaultRunConfig())
+	r := newRunner[S](ctx, AgentFunc[S](nil), input, defaultRunConfig(), nil, false)
 	rec := &recordSink{}
 	e := r.newEmitter(rec, true)
 	rc := &RunContext[S]{input: input}

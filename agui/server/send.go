@@ -78,6 +78,12 @@ type emitter struct {
 	// history is the conversation the run starts from (the input's), until
 	// the verifier has been seeded with it (see seedHistory).
 	history []agui.Message
+
+	// trace is the run's observer (WithObserver), nil without one: the
+	// emit path pays a nil check for it. terminal is the terminal event
+	// delivered, kept for the observer's End.
+	trace    *RunTrace
+	terminal agui.Event
 }
 
 // reusedEvents are the events the streaming hot paths build in place.
@@ -274,13 +280,20 @@ func (e *emitter) send(ev agui.Event, verified bool) error {
 	e.out = out
 	if err := e.verifier.Observe(ev); err != nil && verified {
 		e.out = e.out[:start]
+		if t := e.trace; t != nil && t.Rejected != nil {
+			t.Rejected(ev, err)
+		}
 		return violationError(err)
 	}
 	e.out = append(e.out, e.suffix...)
 	e.frame = start
+	size := len(e.out) - start // deliver may reset out
 	if err := e.sink.deliver(e, ev); err != nil {
 		e.fail(err)
 		return disconnectedError(err)
+	}
+	if t := e.trace; t != nil && t.Event != nil {
+		t.Event(ev, size)
 	}
 	return nil
 }
@@ -292,6 +305,9 @@ func (e *emitter) fail(cause error) {
 		return
 	}
 	e.broken = cause
+	if t := e.trace; t != nil && t.Disconnect != nil && !e.ended {
+		t.Disconnect(cause)
+	}
 	if !e.ended {
 		e.cancel(cause)
 	}
@@ -405,6 +421,7 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		fin, _ := Cancelled().WithUsage(usage...).runFinished(threadID, runID)
 		if err := e.send(fin, true); err == nil {
 			e.ended = true
+			e.keepTerminal(fin)
 			return false, cancelledError(c)
 		}
 		if e.broken != nil {
@@ -423,6 +440,7 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 		}
 		if err == nil {
 			e.ended = true
+			e.keepTerminal(fin)
 			return true, nil
 		}
 		if e.broken != nil {
@@ -445,9 +463,19 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 	if code != "" {
 		ev.Code = &code
 	}
-	_ = e.send(ev, false) // a failure here can only be the consumer leaving
+	if e.send(ev, false) == nil { // a failure here can only be the consumer leaving
+		e.keepTerminal(ev)
+	}
 	e.ended = true
 	return false, rerr
+}
+
+// keepTerminal keeps the terminal event ev, which was delivered, for the
+// observer. Called with mu held.
+func (e *emitter) keepTerminal(ev agui.Event) {
+	if e.trace != nil {
+		e.terminal = ev
+	}
 }
 
 // chanSink hands events to a consumer on another goroutine through an

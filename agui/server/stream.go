@@ -82,6 +82,10 @@ type streamWriter struct {
 	err        error // the write error, once one failed
 	keep       *time.Timer
 
+	// trace is the run's observer (WithObserver), told of each write; nil
+	// without one, and for the streams of durable runs.
+	trace *RunTrace
+
 	// The writing goroutine's own.
 	noDeadline bool          // the writer does not support write deadlines
 	renewed    time.Duration // clock() when the deadline was last set
@@ -203,7 +207,7 @@ func (s *streamWriter) writeNow() {
 	s.writing = true
 	began := s.began()
 	err := s.write(data, began)
-	s.ended(began, err)
+	s.ended(began, len(data), err)
 	if s.cheap && !s.closed {
 		// A writer in memory: the buffer is the next one, as it is for a
 		// busy writer goroutine. Such a stream keeps its buffer while it
@@ -251,9 +255,12 @@ func (s *streamWriter) began() time.Duration {
 	return clock()
 }
 
-// ended records the end of a write that began at began (-1: not timed).
-// Called with mu held.
-func (s *streamWriter) ended(began time.Duration, err error) {
+// ended records the end of a write of n bytes that began at began (-1:
+// not timed). Called with mu held.
+func (s *streamWriter) ended(began time.Duration, n int, err error) {
+	if t := s.trace; t != nil && t.Flush != nil {
+		t.Flush(n, err)
+	}
 	if began >= 0 {
 		s.lastEnd = clock()
 		if s.lastEnd-began < handoffCost {
@@ -311,7 +318,7 @@ func (s *streamWriter) loop() {
 		s.mu.Unlock()
 		err := s.write(data, began)
 		s.mu.Lock()
-		s.ended(began, err)
+		s.ended(began, len(data), err)
 		if s.q.box == nil && len(s.q.out) == 0 && !s.closed {
 			// The agent goes on: the written buffer is the next one, and
 			// a busy stream passes two buffers back and forth.
