@@ -43,9 +43,9 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-// Eino (v0.7.36) requires sonic v1.14.1, whose loader does not build with
-// Go 1.26 (its runtime linkage breaks at link time); v1.15.5 is the first
-// release that does.
+// Eino (v0.7.36) requires sonic v1.14.1, which does not compile with Go 1.26
+// (sonic/internal/rt: undefined: GoMapIterator, its shim of the runtime's
+// map iterator); v1.15.5 compiles.
 require github.com/bytedance/sonic v1.15.5 // indirect
 
 replace github.com/agui-go/sdk => ../..
