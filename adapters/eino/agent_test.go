@@ -390,22 +390,7 @@ func TestResumeWithoutCheckpoint(t *testing.T) {
 // transfer_to_agent call, and what it streams is attributed to it.
 func TestSubagentTransfer(t *testing.T) {
 	r := newReplay(t, "chat_transfer.sse", recorded("chat_text.sse"))
-	build := func(ctx context.Context, frontend []tool.BaseTool) (adk.Agent, error) {
-		router, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "router",
-			Description: "Routes questions.", Instruction: "Route the question.", Model: r.model(t)})
-		if err != nil {
-			return nil, err
-		}
-		cfg := agentConfig(t, r)
-		cfg.Name = "weather"
-		weather, err := adk.NewChatModelAgent(ctx, WithFrontend(cfg, frontend))
-		if err != nil {
-			return nil, err
-		}
-		weather2 := adk.AgentWithOptions(ctx, weather, adk.WithDisallowTransferToParent())
-		return adk.SetSubAgents(ctx, router, []adk.Agent{weather2})
-	}
-	events := runHTTP(t, New(build), baseInput)
+	events := runHTTP(t, New(router(t, r)), baseInput)
 	s := summarize(events)
 	if s.Finished == nil {
 		t.Fatalf("run %v (%+v)", s.Types, s.Failed)
@@ -479,4 +464,76 @@ func TestCancellation(t *testing.T) {
 	r := newReplay(t, recorded("chat_hold.sse"))
 	r.Hold = true
 	adaptertest.CancellationReaches(t, r.Replay, newAgent(t, r), baseInput)
+}
+
+// router builds a router agent with a weather sub-agent that has tools.
+func router(t testing.TB, r *replay, tools ...tool.BaseTool) Builder {
+	return func(ctx context.Context, frontend []tool.BaseTool) (adk.Agent, error) {
+		root, err := adk.NewChatModelAgent(ctx, &adk.ChatModelAgentConfig{Name: "router",
+			Description: "Routes questions.", Instruction: "Route the question.", Model: r.model(t)})
+		if err != nil {
+			return nil, err
+		}
+		cfg := agentConfig(t, r, tools...)
+		cfg.Name = "weather"
+		sub, err := adk.NewChatModelAgent(ctx, WithFrontend(cfg, frontend))
+		if err != nil {
+			return nil, err
+		}
+		return adk.SetSubAgents(ctx, root, []adk.Agent{adk.AgentWithOptions(ctx, sub, adk.WithDisallowTransferToParent())})
+	}
+}
+
+// A tool of a sub-agent interrupts: the sub-agent's invocation ends
+// suspended on the interrupt, which is attributed to it; the resume runs the
+// sub-agent again, from Eino's checkpoint, as a new invocation.
+func TestSubagentInterrupt(t *testing.T) {
+	r := newReplay(t, "chat_transfer.sse", "chat_book_call.sse", recorded("chat_text.sse"))
+	agent := New(router(t, r, booking{}))
+	events := runHTTP(t, agent, baseInput)
+	s := summarize(events)
+	if s.Finished == nil {
+		t.Fatalf("run %v (%+v)", s.Types, s.Failed)
+	}
+	out, ok := s.Finished.Outcome.(*agui.RunFinishedInterruptOutcome)
+	if !ok || len(out.Interrupts) != 1 {
+		t.Fatalf("outcome %#v, want one interrupt", s.Finished.Outcome)
+	}
+	in := out.Interrupts[0]
+	var started *agui.SubagentStarted
+	var suspended *agui.SubagentFinishedSuspendedOutcome
+	for _, ev := range events {
+		switch ev := ev.(type) { //agui:nonexhaustive the test looks at the subagent's events
+		case *agui.SubagentStarted:
+			started = ev
+		case *agui.SubagentFinished:
+			suspended, _ = ev.Outcome.(*agui.SubagentFinishedSuspendedOutcome)
+		}
+	}
+	if started == nil || in.SubagentRunID == nil || *in.SubagentRunID != started.SubagentRunID {
+		t.Errorf("interrupt %+v is not attributed to the sub-agent %+v", in, started)
+	}
+	if suspended == nil || len(suspended.InterruptIDs) != 1 || suspended.InterruptIDs[0] != in.ID {
+		t.Errorf("SUBAGENT_FINISHED outcome %+v, want suspended on %s", suspended, in.ID)
+	}
+
+	history := []map[string]any{
+		{"id": "user-1", "role": "user", "content": "What is the weather in Paris?"},
+		{"id": s.Parents["call_book_3"], "role": "assistant", "content": "I will book it.", "toolCalls": []map[string]any{
+			{"id": "call_book_3", "type": "function", "function": map[string]string{"name": "book_table", "arguments": s.Args["call_book_3"]}}}},
+	}
+	resume := []any{map[string]any{"interruptId": in.ID, "status": "resolved", "payload": map[string]bool{"confirmed": true}}}
+	events = runHTTP(t, agent, with(t, map[string]any{"runId": "run-2", "messages": history, "resume": resume}), server.WithInputEcho())
+	second := summarize(events)
+	if second.Finished == nil || second.Results["call_book_3"] != `booked: {"confirmed":true}` {
+		t.Fatalf("second run %v results %v (%+v)", second.Types, second.Results, second.Failed)
+	}
+	if second.Count("SUBAGENT_STARTED") != 1 || second.Count("SUBAGENT_FINISHED") != 1 {
+		t.Errorf("second run %v, want the sub-agent's invocation around the resumed work", second.Types)
+	}
+	for _, ev := range events {
+		if r, ok := ev.(*agui.ToolCallResult); ok && r.SubagentRunID == nil {
+			t.Errorf("the resumed tool's result is not attributed to the sub-agent")
+		}
+	}
 }
