@@ -92,6 +92,7 @@ func inputPart(p agui.ContentPart) (schema.MessageInputPart, error) {
 			common.URL = &v
 			common.MIMEType = turn.MimeType(s)
 			return nil
+		case *agui.FileSource:
 		}
 		return turn.UnsupportedPart("Eino", kind, src)
 	}
