@@ -30,6 +30,9 @@
 // data is a [*Resume], which the interrupted component reads with
 // tool.GetResumeContext[*eino.Resume].
 //
+// A compiled compose graph whose output streams a message is served by
+// [NewGraph].
+//
 //	agent := eino.New(eino.ChatModel(&adk.ChatModelAgentConfig{
 //		Name: "assistant", Description: "A helpful assistant.", Model: chatModel,
 //	}))

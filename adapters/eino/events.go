@@ -25,8 +25,10 @@ type run struct {
 	// agent); scopes[i] is the open sub-agent invocation of path[i+1].
 	path   []string
 	scopes []*server.Subagent
-	// parents maps a tool call id to the assistant message that holds it.
+	// parents maps a tool call id to the assistant message that holds it;
+	// order lists the calls as they started.
 	parents map[string]string
+	order   []string
 	// known holds the tool calls of the run's history: a resumed tool's
 	// result answers one of them.
 	known map[string]bool
@@ -213,6 +215,7 @@ func (r *run) output(ctx context.Context, mv *adk.MessageVariant) (string, error
 	} else {
 		for _, c := range calls {
 			r.parents[c.ID] = t.MessageID()
+			r.order = append(r.order, c.ID)
 		}
 	}
 	if usage != nil {
