@@ -11,12 +11,13 @@ COUNT    ?= 6
 BENCHTIME ?= 300ms
 
 # Modules nested in the repository, each with its own go.mod, so that the
-# core module never depends on what they need (a provider SDK, NATS,
-# OpenTelemetry, a peer SDK and benchstat; the agui command, for its --nats
-# flag; the generator, for jennifer and a JSON Schema validator). vet, lint and test cover each
-# of them as they cover the root; .ci/run reads this line to download their
-# dependencies, and check-workspace holds go.work to it.
-MODULES  := adapters/openai adapters/anthropic runlog/nats otel bench cmd/agui gen
+# core module never depends on what they need (a provider SDK, an agent
+# framework, NATS, OpenTelemetry, a peer SDK and benchstat; the agui
+# command, for its --nats flag; the generator, for jennifer and a JSON
+# Schema validator). vet, lint and test cover each of them as they cover
+# the root; .ci/run reads this line to download their dependencies, and
+# check-workspace holds go.work to it.
+MODULES  := adapters/openai adapters/anthropic adapters/eino runlog/nats otel bench cmd/agui gen
 
 # go.work (at the root) joins the modules for people at a shell: it is what
 # lets `go run ./cmd/agui` and `go build -o bin/agui ./cmd/agui` work from

@@ -84,24 +84,11 @@ func chatMessages(history []agui.Message) ([]oai.ChatCompletionMessageParamUnion
 			}
 			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &am})
 		case *agui.ToolMessage:
-			out = append(out, oai.ToolMessage(toolOutput(m), m.ToolCallID))
+			out = append(out, oai.ToolMessage(turn.ToolOutput(m), m.ToolCallID))
 		case *agui.ActivityMessage, *agui.ReasoningMessage:
 		}
 	}
 	return out, nil
-}
-
-// toolOutput is what the model reads as a tool's result: its text, or the
-// error the client reported.
-func toolOutput(m *agui.ToolMessage) string {
-	text := turn.ContentText(m.Content)
-	if m.Error != nil && *m.Error != "" {
-		if text == "" {
-			return "error: " + *m.Error
-		}
-		return text + "\nerror: " + *m.Error
-	}
-	return text
 }
 
 func chatUser(m *agui.UserMessage) (oai.ChatCompletionMessageParamUnion, error) {

@@ -93,7 +93,7 @@ func responseItems(history []agui.Message) (responses.ResponseInputParam, error)
 				out = append(out, functionCall(tc.ID, tc.Function.Name, tc.Function.Arguments))
 			}
 		case *agui.ToolMessage:
-			out = append(out, functionOutput(m.ToolCallID, toolOutput(m)))
+			out = append(out, functionOutput(m.ToolCallID, turn.ToolOutput(m)))
 		case *agui.ReasoningMessage:
 			if m.EncryptedValue != nil && *m.EncryptedValue != "" {
 				out = append(out, reasoningItem(m.ID, m.Content, *m.EncryptedValue))

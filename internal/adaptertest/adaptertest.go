@@ -1,5 +1,5 @@
-// Package adaptertest holds the test support shared by the provider
-// adapter modules (adapters/openai, adapters/anthropic): a replay server
+// Package adaptertest holds the test support shared by the adapter modules
+// (adapters/openai, adapters/anthropic, adapters/eino): a replay server
 // standing in for the provider's API, an HTTP round trip through the AG-UI
 // server checked by the server verifier, and a summary of an event stream.
 // Where the providers differ (the error body, the SDK client) the adapter

@@ -72,7 +72,7 @@ func (l *Loop) Run(ctx context.Context, em *server.Emitter, conv Conversation, b
 		steps = 10
 	}
 	fail := func(err error) (server.Outcome, error) {
-		if !counted(usage) {
+		if !Counted(usage) {
 			return server.Outcome{}, err
 		}
 		return server.Outcome{}, server.ErrorWithUsage(err, usage)
@@ -110,7 +110,7 @@ func (l *Loop) Run(ctx context.Context, em *server.Emitter, conv Conversation, b
 			}
 		}
 		if len(pending) > 0 || len(results) == 0 {
-			return withUsage(server.Success(pending...), usage), nil
+			return WithUsage(server.Success(pending...), usage), nil
 		}
 		conv.AddResults(results)
 	}
@@ -132,15 +132,16 @@ func runTool(ctx context.Context, tool Tool, c Call) (Result, error) {
 	return Result{CallID: c.ID, Name: c.Name, Content: out}, nil
 }
 
-func withUsage(o server.Outcome, u agui.TokenUsage) server.Outcome {
-	if !counted(u) {
+// WithUsage returns o carrying u, unless u holds no count.
+func WithUsage(o server.Outcome, u agui.TokenUsage) server.Outcome {
+	if !Counted(u) {
 		return o
 	}
 	return o.WithUsage(u)
 }
 
-// counted says whether u holds a count worth reporting.
-func counted(u agui.TokenUsage) bool {
+// Counted says whether u holds a count worth reporting.
+func Counted(u agui.TokenUsage) bool {
 	return u.InputTokens != nil || u.OutputTokens != nil || u.TotalTokens != nil
 }
 

@@ -78,6 +78,19 @@ func ContentText(c agui.Content) string {
 	return strings.Join(texts, "\n")
 }
 
+// ToolOutput is what the model reads as the result of a tool the client
+// ran: its text, or the error the client reported.
+func ToolOutput(m *agui.ToolMessage) string {
+	text := ContentText(m.Content)
+	if m.Error != nil && *m.Error != "" {
+		if text == "" {
+			return "error: " + *m.Error
+		}
+		return text + "\nerror: " + *m.Error
+	}
+	return text
+}
+
 // MimeType returns the MIME type of a source, "" when it names none.
 func MimeType(src agui.PartSource) string {
 	switch s := src.(type) {
