@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/agui-go/sdk v0.0.0-00010101000000-000000000000
 	github.com/firebase/genkit/go v1.4.0
+	github.com/openai/openai-go v1.8.2
+	go.uber.org/goleak v1.3.0
 )
 
 require (
@@ -18,6 +20,10 @@ require (
 	github.com/invopop/jsonschema v0.13.0 // indirect
 	github.com/mailru/easyjson v0.9.0 // indirect
 	github.com/mbleigh/raymond v0.0.0-20250414171441-6b3a58ab9e0a // indirect
+	github.com/tidwall/gjson v1.18.0 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.1 // indirect
+	github.com/tidwall/sjson v1.2.5 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20190905194746-02993c407bfb // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
