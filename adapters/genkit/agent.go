@@ -114,11 +114,11 @@ func WithGenerateOptions(opts ...ai.GenerateOption) Option {
 type ResumeFunc func(ctx context.Context, call *ai.Part, entry agui.ResumeEntry) (*ai.Part, error)
 
 // WithResume sets how a resume entry resumes its interrupted call. Without
-// it, a resolved entry restarts the tool with the entry's payload as
-// ai.ToolContext.Resumed (an object payload as it is, any other under the
-// key "payload"; true without one), and a cancelled entry answers the call,
-// without running the tool, with the output {"cancelled":true} (and the
-// payload under "payload").
+// it, the entry restarts the tool (ai.WithToolRestarts): a resolved entry
+// with its payload as ai.ToolContext.Resumed (an object payload as it is,
+// any other under the key "payload"; true without one), a cancelled entry
+// with Resumed {"cancelled":true} (and the payload under "payload"), which
+// a tool that interrupts checks before it acts.
 func WithResume(f ResumeFunc) Option { return func(c *config) { c.resume = f } }
 
 // New returns an agent that answers each run with genkit.Generate on g.

@@ -288,6 +288,9 @@ func (a *approvals) tool(g *gk.Genkit) ai.Tool {
 				return "", ctx.Interrupt(&ai.InterruptOptions{Metadata: map[string]any{"reason": "approval", "message": in.Question}})
 			}
 			a.resumed = append(a.resumed, ctx.Resumed)
+			if c, _ := ctx.Resumed["cancelled"].(bool); c {
+				return "cancelled", nil
+			}
 			if ok, _ := ctx.Resumed["approved"].(bool); ok {
 				return "booked", nil
 			}

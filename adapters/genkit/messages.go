@@ -245,24 +245,17 @@ func (r *run) resumeOptions(ctx context.Context, entries []agui.ResumeEntry) ([]
 	return opts, nil
 }
 
-// defaultResume restarts a resolved call with the entry's payload as the
-// tool's ai.ToolContext.Resumed, and answers a cancelled one without running
-// the tool.
+// defaultResume restarts the interrupted tool (Genkit's restart: the tool
+// runs again with ai.ToolContext.Resumed set): a resolved entry with its
+// payload as Resumed, a cancelled one with {"cancelled":true}. A cancelled
+// call is restarted rather than answered because Genkit checks an answer
+// against the tool's output schema, which only the tool knows how to meet.
 func defaultResume(_ context.Context, call *ai.Part, e agui.ResumeEntry) (*ai.Part, error) {
 	var payload any
 	if len(e.Payload) > 0 {
 		if err := json.Unmarshal(e.Payload, &payload); err != nil {
 			return nil, fmt.Errorf("the payload of interrupt %q: %w", e.InterruptID, err)
 		}
-	}
-	if e.Status == agui.ResumeStatusCancelled {
-		out := map[string]any{"cancelled": true}
-		if payload != nil {
-			out["payload"] = payload
-		}
-		p := ai.NewResponseForToolRequest(call, out)
-		p.Metadata = map[string]any{"interruptResponse": true}
-		return p, nil
 	}
 	var resumed any = true
 	switch v := payload.(type) {
@@ -271,6 +264,13 @@ func defaultResume(_ context.Context, call *ai.Part, e agui.ResumeEntry) (*ai.Pa
 		resumed = v
 	default:
 		resumed = map[string]any{"payload": v}
+	}
+	if e.Status == agui.ResumeStatusCancelled {
+		m := map[string]any{"cancelled": true}
+		if payload != nil {
+			m["payload"] = payload
+		}
+		resumed = m
 	}
 	p := ai.NewToolRequestPart(&ai.ToolRequest{Name: call.ToolRequest.Name, Ref: call.ToolRequest.Ref, Input: call.ToolRequest.Input})
 	p.Metadata = map[string]any{"resumed": resumed}
