@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/agui-go/sdk/agui"
+	"github.com/agui-go/sdk/agui/server"
 	"github.com/agui-go/sdk/internal/adaptertest"
 	"github.com/firebase/genkit/go/ai"
 	gk "github.com/firebase/genkit/go/genkit"
@@ -389,4 +391,13 @@ func TestCancellation(t *testing.T) {
 	r := newReplay(t, "chat_hold.sse")
 	r.Hold = true
 	adaptertest.Cancellation(t, r.Replay, newAgent(r.genkit(t)), baseInput)
+}
+
+// No RUN_ERROR carries a URL or an address unless the server opts in.
+func TestErrorsCarryNoAddress(t *testing.T) {
+	adaptertest.ErrorsCarryNoAddress(t, func(baseURL string) server.Agent[server.NoState] {
+		return newAgent(newGenkit(t, baseURL+"/v1/"))
+	}, baseInput, func(message string) string {
+		return `{"error":{"message":` + strconv.Quote(message) + `,"type":"server_error"}}`
+	})
 }
