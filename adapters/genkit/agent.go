@@ -184,7 +184,41 @@ func genkitError(ctx context.Context, err error) error {
 	if errors.As(err, &se) {
 		return se // the stream itself failed (an emit was refused)
 	}
-	return server.AgentError(&turn.Failure{Text: "Genkit: " + strings.TrimSpace(err.Error()), Errs: []error{ErrGenerate, err}})
+	return server.AgentError(&turn.Failure{Text: "Genkit: " + describe(err), Errs: []error{ErrGenerate, err}})
+}
+
+// describe is the text of a failed Generate call, with the JSON error body a
+// model plugin quotes (compat_oai quotes the provider's) replaced by the
+// message in it: "stream error: received error while streaming: The server
+// had an error…" rather than the whole object.
+func describe(err error) string {
+	s := strings.TrimSpace(err.Error())
+	i := strings.IndexByte(s, '{')
+	if i < 0 {
+		return s
+	}
+	var body struct {
+		Message string `json:"message"`
+		Error   *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	d := json.NewDecoder(strings.NewReader(s[i:]))
+	if d.Decode(&body) != nil {
+		return s
+	}
+	msg := body.Message
+	if body.Error != nil && body.Error.Message != "" {
+		msg = body.Error.Message
+	}
+	if msg == "" {
+		return s
+	}
+	head := strings.TrimSuffix(strings.TrimSpace(s[:i]), ":")
+	if head != "" {
+		head += ": "
+	}
+	return head + msg + s[i+int(d.InputOffset()):]
 }
 
 // ErrGenerate is in the chain of a run's error (errors.Is) when Genkit's

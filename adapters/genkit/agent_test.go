@@ -13,6 +13,7 @@ import (
 	"github.com/agui-go/sdk/internal/adaptertest"
 	"github.com/firebase/genkit/go/ai"
 	gk "github.com/firebase/genkit/go/genkit"
+	"github.com/openai/openai-go"
 )
 
 // The run every scenario starts from: one user question, one frontend tool,
@@ -134,7 +135,11 @@ func checkUsage(t *testing.T, usage []agui.TokenUsage, model string, in, out, to
 
 func TestText(t *testing.T) {
 	r := newReplay(t, "chat_text.sse")
-	s := summarize(runHTTP(t, newAgent(r.genkit(t)), baseInput))
+	// The plugin's own config passes through: compat_oai asks for usage
+	// only when told to.
+	config := ai.WithConfig(&openai.ChatCompletionNewParams{
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}})
+	s := summarize(runHTTP(t, newAgent(r.genkit(t), WithGenerateOptions(config)), baseInput))
 
 	if len(s.Text) != 1 || s.Count("TEXT_MESSAGE_START") != 1 {
 		t.Fatalf("want one text message, got %v", s.Types)
@@ -155,8 +160,8 @@ func TestText(t *testing.T) {
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	if reqs[0]["model"] != "gpt-4.1-mini" || reqs[0]["stream"] != true {
-		t.Errorf("model %v stream %v", reqs[0]["model"], reqs[0]["stream"])
+	if reqs[0]["model"] != "gpt-4.1-mini" || reqs[0]["stream"] != true || jsonAt(reqs[0], "stream_options", "include_usage") != true {
+		t.Errorf("model %v stream %v stream_options %v", reqs[0]["model"], reqs[0]["stream"], reqs[0]["stream_options"])
 	}
 	checkTranscript(t, reqs[0], instructions, "user: text:What is the weather in Paris?")
 	if got := toolParams(reqs[0]); len(got) != 1 || got["confirm_booking"] != canonical(confirmSchema) {
@@ -377,9 +382,9 @@ func TestProviderErrorMidStream(t *testing.T) {
 		t.Fatalf("want RUN_ERROR, got %v", s.Types)
 	}
 	const want = "The server had an error while processing your request. Sorry about that!"
-	if !strings.HasPrefix(s.Failed.Message, "agent error: Genkit: ") || !strings.Contains(s.Failed.Message, want) ||
+	if s.Failed.Message != "agent error: Genkit: stream error: received error while streaming: "+want ||
 		s.Failed.Code == nil || *s.Failed.Code != "AGENT_ERROR" {
-		t.Errorf("RUN_ERROR %q (%v), want the provider's message %q", s.Failed.Message, s.Failed.Code, want)
+		t.Errorf("RUN_ERROR %q (%v), want Genkit's words and the provider's message %q", s.Failed.Message, s.Failed.Code, want)
 	}
 	if s.Count("TEXT_MESSAGE_CONTENT") != 1 {
 		t.Errorf("the text before the failure was not streamed: %v", s.Types)
@@ -400,4 +405,13 @@ func TestErrorsCarryNoAddress(t *testing.T) {
 	}, baseInput, func(message string) string {
 		return `{"error":{"message":` + strconv.Quote(message) + `,"type":"server_error"}}`
 	})
+}
+
+// A refused request reports the provider's message, not its JSON body.
+func TestProviderRefused(t *testing.T) {
+	r := newReplay(t) // no recorded stream: every request gets HTTP 500
+	s := summarize(runHTTP(t, newAgent(r.genkit(t)), baseInput))
+	if s.Failed == nil || !strings.HasSuffix(s.Failed.Message, "500 Internal Server Error: no more recorded streams") {
+		t.Errorf("RUN_ERROR %+v", s.Failed)
+	}
 }

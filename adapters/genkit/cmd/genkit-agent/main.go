@@ -34,6 +34,7 @@ import (
 	"github.com/firebase/genkit/go/core"
 	gk "github.com/firebase/genkit/go/genkit"
 	"github.com/firebase/genkit/go/plugins/compat_oai"
+	"github.com/openai/openai-go"
 	"github.com/openai/openai-go/option"
 )
 
@@ -92,16 +93,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 			return fmt.Sprintf("booked a table for %d at %s", b.Guests, b.Time), nil
 		})
 
+	// compat_oai streams without asking for usage; this config asks (the
+	// plugin keeps the model it was defined with).
+	config := ai.WithConfig(&openai.ChatCompletionNewParams{
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)}})
+
 	var agent server.Agent[server.NoState]
 	opts := []genkit.Option{genkit.WithSystemPrompt(*system), genkit.WithState()}
 	if *flow {
 		f := gk.DefineStreamingFlow(g, "chat",
 			func(ctx context.Context, in *genkit.Input, cb core.StreamCallback[*ai.ModelResponseChunk]) (*ai.ModelResponse, error) {
-				return gk.Generate(ctx, g, append(in.Options(clock, book), ai.WithModelName(name), ai.WithStreaming(cb))...)
+				return gk.Generate(ctx, g, append(in.Options(clock, book), ai.WithModelName(name), config, ai.WithStreaming(cb))...)
 			})
 		agent = genkit.NewFlow(f, opts...)
 	} else {
-		agent = genkit.New(g, append(opts, genkit.WithModelName(name), genkit.WithTools(clock, book))...)
+		agent = genkit.New(g, append(opts, genkit.WithModelName(name), genkit.WithTools(clock, book), genkit.WithGenerateOptions(config))...)
 	}
 
 	ln, err := net.Listen("tcp", *addr)
