@@ -17,7 +17,7 @@ BENCHTIME ?= 300ms
 # Schema validator). vet, lint and test cover each of them as they cover
 # the root; .ci/run reads this line to download their dependencies, and
 # check-workspace holds go.work to it.
-MODULES  := adapters/openai adapters/anthropic adapters/eino runlog/nats otel bench cmd/agui gen
+MODULES  := adapters/openai adapters/anthropic adapters/eino adapters/genkit runlog/nats otel bench cmd/agui gen
 
 # go.work (at the root) joins the modules for people at a shell: it is what
 # lets `go run ./cmd/agui` and `go build -o bin/agui ./cmd/agui` work from
