@@ -16,30 +16,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/agui-go/sdk/adapters/anthropic"
-	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/internal/agentcmd"
 	ant "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "anthropic-agent:", err)
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		os.Exit(2)
-	}
-}
+func main() { agentcmd.Main("anthropic-agent", run) }
 
 // run parses args, builds the agent from the environment and serves it until
 // ctx is done.
@@ -68,19 +53,5 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 				return time.Now().UTC().Format(time.RFC3339), nil
 			}))
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "AG-UI agent (Anthropic, %s): http://%s/agent\n", *model, ln.Addr())
-	return serve(ctx, ln, server.NewHandler(agent, server.WithKeepAlive(15*time.Second)))
-}
-
-// serve serves h at /agent on the hardened server until ctx is done. Runs
-// in flight then end with RUN_ERROR "the server is shutting down", and the
-// provider requests they made are aborted with them.
-func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	return server.NewHTTPServer("", mux).ServeUntil(ctx, ln, 5*time.Second)
+	return agentcmd.Serve(ctx, *addr, fmt.Sprintf("Anthropic, %s", *model), out, agent)
 }

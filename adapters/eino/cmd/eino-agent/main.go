@@ -17,15 +17,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/agui-go/sdk/adapters/eino"
-	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/internal/agentcmd"
 	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -33,17 +28,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "eino-agent:", err)
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		os.Exit(2)
-	}
-}
+func main() { agentcmd.Main("eino-agent", run) }
 
 // run parses args, builds the agent from the environment and serves it until
 // ctx is done.
@@ -71,12 +56,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		ToolsConfig: adk.ToolsConfig{ToolsNodeConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{currentTime{}}}},
 	}), eino.WithState())
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "AG-UI agent (Eino ChatModelAgent, %s): http://%s/agent\n", *model, ln.Addr())
-	return serve(ctx, ln, server.NewHandler(agent, server.WithKeepAlive(15*time.Second)))
+	return agentcmd.Serve(ctx, *addr, fmt.Sprintf("Eino ChatModelAgent, %s", *model), out, agent)
 }
 
 // currentTime is an Eino tool: the current date and time in UTC.
@@ -89,13 +69,4 @@ func (currentTime) Info(context.Context) (*schema.ToolInfo, error) {
 
 func (currentTime) InvokableRun(context.Context, string, ...tool.Option) (string, error) {
 	return time.Now().UTC().Format(time.RFC3339), nil
-}
-
-// serve serves h at /agent on the hardened server until ctx is done. Runs
-// in flight then end with RUN_ERROR "the server is shutting down", and the
-// model requests they made are aborted with them.
-func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	return server.NewHTTPServer("", mux).ServeUntil(ctx, ln, 5*time.Second)
 }

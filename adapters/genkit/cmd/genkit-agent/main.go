@@ -21,15 +21,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/agui-go/sdk/adapters/genkit"
 	"github.com/agui-go/sdk/agui/server"
+	"github.com/agui-go/sdk/internal/agentcmd"
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core"
 	gk "github.com/firebase/genkit/go/genkit"
@@ -38,17 +34,7 @@ import (
 	"github.com/openai/openai-go/option"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "genkit-agent:", err)
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		os.Exit(2)
-	}
-}
+func main() { agentcmd.Main("genkit-agent", run) }
 
 type booking struct {
 	Guests int    `json:"guests" jsonschema:"description=how many people"`
@@ -110,23 +96,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 		agent = genkit.New(g, append(opts, genkit.WithModelName(name), genkit.WithTools(clock, book), genkit.WithGenerateOptions(config))...)
 	}
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
 	mode := "Generate"
 	if *flow {
 		mode = "flow"
 	}
-	fmt.Fprintf(out, "AG-UI agent (Genkit %s, %s): http://%s/agent\n", mode, name, ln.Addr())
-	return serve(ctx, ln, server.NewHandler(agent, server.WithKeepAlive(15*time.Second)))
-}
-
-// serve serves h at /agent on the hardened server until ctx is done. Runs
-// in flight then end with RUN_ERROR "the server is shutting down", and the
-// model requests they made are aborted with them.
-func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	mux := http.NewServeMux()
-	mux.Handle("/agent", h)
-	return server.NewHTTPServer("", mux).ServeUntil(ctx, ln, 5*time.Second)
+	return agentcmd.Serve(ctx, *addr, fmt.Sprintf("Genkit %s, %s", mode, name), out, agent)
 }
