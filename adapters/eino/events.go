@@ -254,16 +254,7 @@ func (r *run) chunk(t *turn.Turn, m *schema.Message, usage **schema.TokenUsage) 
 		if tc.Index != nil {
 			key = strconv.Itoa(*tc.Index)
 		}
-		if !t.HasTool(key) {
-			id := tc.ID
-			if id == "" {
-				id = "call_" + agui.NewID()
-			}
-			if err := t.StartTool(key, id, tc.Function.Name); err != nil {
-				return err
-			}
-		}
-		if err := t.ToolArgs(key, tc.Function.Arguments); err != nil {
+		if err := t.ToolChunk(key, tc.ID, tc.Function.Name, tc.Function.Arguments); err != nil {
 			return err
 		}
 	}

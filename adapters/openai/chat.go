@@ -259,16 +259,7 @@ func (c *chat) delta(t *turn.Turn, d oai.ChatCompletionChunkChoiceDelta) error {
 	}
 	for _, tc := range d.ToolCalls {
 		key := strconv.FormatInt(tc.Index, 10)
-		if !t.HasTool(key) {
-			id := tc.ID
-			if id == "" { // some compatible servers send none; the call still needs one
-				id = "call_" + agui.NewID()
-			}
-			if err := t.StartTool(key, id, tc.Function.Name); err != nil {
-				return err
-			}
-		}
-		if err := t.ToolArgs(key, tc.Function.Arguments); err != nil {
+		if err := t.ToolChunk(key, tc.ID, tc.Function.Name, tc.Function.Arguments); err != nil {
 			return err
 		}
 	}

@@ -180,6 +180,23 @@ func (t *Turn) ToolArgs(key, delta string) error {
 	return c.tc.Args(delta)
 }
 
+// ToolChunk takes one tool call delta of the Chat Completions shape, which
+// OpenAI and the servers and frameworks that speak it stream: the first
+// delta of key opens the call, under id (or a fresh "call_…" id, as some
+// compatible servers send none) and name, and every delta may carry a
+// fragment of its arguments.
+func (t *Turn) ToolChunk(key, id, name, args string) error {
+	if !t.HasTool(key) {
+		if id == "" {
+			id = "call_" + agui.NewID()
+		}
+		if err := t.StartTool(key, id, name); err != nil {
+			return err
+		}
+	}
+	return t.ToolArgs(key, args)
+}
+
 // EndTool closes the call named key: its arguments are complete.
 func (t *Turn) EndTool(key string) error {
 	c, ok := t.byKey[key]

@@ -108,6 +108,37 @@ func TestTurnOrder(t *testing.T) {
 	}
 }
 
+// TestToolChunk: Chat Completions style deltas open a call on its first
+// delta, give a call sent without an id one of its own, and gather the
+// arguments of calls whose deltas interleave.
+func TestToolChunk(t *testing.T) {
+	conv := &script{replies: []func(*turn.Turn) error{func(tr *turn.Turn) error {
+		return errors.Join(
+			tr.ToolChunk("0", "call-a", "ui_tool", `{"a":`),
+			tr.ToolChunk("1", "", "ui_tool", `{"b":`),
+			tr.ToolChunk("0", "", "", `1}`),
+			tr.ToolChunk("1", "", "", `2}`),
+		)
+	}}}
+	events, fin, failed := run(t, &turn.Loop{Frontend: map[string]bool{"ui_tool": true}}, conv)
+	if failed != nil {
+		t.Fatalf("RUN_ERROR %s", failed.Message)
+	}
+	args := map[string]string{}
+	for _, ev := range events {
+		if a, ok := ev.(*agui.ToolCallArgs); ok {
+			args[a.ToolCallID] += a.Delta
+		}
+	}
+	out, ok := fin.Outcome.(*agui.RunFinishedSuccessOutcome)
+	if !ok || len(out.PendingToolCallIDs) != 2 || out.PendingToolCallIDs[0] != "call-a" || !strings.HasPrefix(out.PendingToolCallIDs[1], "call_") {
+		t.Fatalf("outcome %+v", fin.Outcome)
+	}
+	if args["call-a"] != `{"a":1}` || args[out.PendingToolCallIDs[1]] != `{"b":2}` {
+		t.Errorf("arguments %v", args)
+	}
+}
+
 // Backend tools run until the model stops calling them; an unknown tool and
 // a failing tool are reported to the model, not to the run.
 func TestLoop(t *testing.T) {
