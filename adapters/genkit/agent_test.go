@@ -336,7 +336,7 @@ func TestInterruptAndResume(t *testing.T) {
 			{"id": id, "type": "function", "function": map[string]string{"name": first.Names[id], "arguments": first.Args[id]}}}},
 	}
 	resume := []map[string]any{{"interruptId": in.ID, "status": "resolved", "payload": map[string]any{"approved": true}}}
-	second := summarize(runResumed(t, agent, withInput(t, baseInput, "messages", history, "resume", resume)))
+	second := summarize(runHTTP(t, agent, withInput(t, baseInput, "messages", history, "resume", resume)))
 	if second.Finished == nil || len(second.Pending(t)) != 0 {
 		t.Fatalf("second run %v (%+v)", second.Types, second.Failed)
 	}

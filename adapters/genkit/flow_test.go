@@ -74,7 +74,7 @@ func TestFlowFrontendAndInterrupt(t *testing.T) {
 				{"id": id, "type": "function", "function": map[string]string{"name": first.Names[id], "arguments": first.Args[id]}}}},
 		}
 		resume := []map[string]any{{"interruptId": id, "status": "cancelled"}}
-		second := summarize(runResumed(t, agent, withInput(t, baseInput, "messages", history, "resume", resume)))
+		second := summarize(runHTTP(t, agent, withInput(t, baseInput, "messages", history, "resume", resume)))
 		if second.Finished == nil {
 			t.Fatalf("second run %v: %+v", second.Types, second.Failed)
 		}

@@ -1,18 +1,8 @@
 package genkit
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
-
-	"github.com/agui-go/sdk/agui"
-	"github.com/agui-go/sdk/agui/server"
-	"github.com/agui-go/sdk/agui/sse"
-	"github.com/agui-go/sdk/agui/verify"
 
 	"github.com/agui-go/sdk/internal/adaptertest"
 	"github.com/firebase/genkit/go/ai"
@@ -71,42 +61,3 @@ var (
 type summary = adaptertest.Summary
 
 func must[T any](v T, err error) T { return adaptertest.Must(v, err) }
-
-// runResumed is runHTTP for a run that answers tool calls of its history
-// (a resumed interrupt): the server verifier is seeded with the run's
-// messages, as the handler's own is, so that a TOOL_CALL_RESULT may answer
-// a call an earlier run introduced.
-func runResumed(t *testing.T, agent server.Agent[server.NoState], input string) []agui.Event {
-	t.Helper()
-	srv := httptest.NewServer(server.NewHandler(agent))
-	defer srv.Close()
-	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(input))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		b, _ := io.ReadAll(resp.Body)
-		t.Fatalf("HTTP %d: %s", resp.StatusCode, b)
-	}
-	var v verify.Server
-	v.Seed(adaptertest.Decode(t, input).Messages)
-	var events []agui.Event
-	for frame, err := range sse.Frames(resp.Body) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev, err := agui.DecodeEvent(bytes.Clone(frame))
-		if err != nil {
-			t.Fatalf("event %d: %v\n%s", len(events), err, frame)
-		}
-		if err := v.Observe(ev); err != nil {
-			t.Fatalf("the server verifier rejects event %d (%s): %v", len(events), ev.Type(), err)
-		}
-		events = append(events, ev)
-	}
-	if err := v.Finish(); err != nil {
-		t.Fatalf("the server verifier rejects the stream's end: %v", err)
-	}
-	return events
-}
