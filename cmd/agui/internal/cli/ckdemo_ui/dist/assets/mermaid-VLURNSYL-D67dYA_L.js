@@ -1,0 +1,1 @@
+export{g as Mermaid}from"./index-BCOaca6S.js";
