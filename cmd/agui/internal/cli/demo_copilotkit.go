@@ -40,6 +40,11 @@ const (
 // reloaded mid-run connects to the thread and is shown the rest of it.
 const copilotKitDetach = time.Minute
 
+// copilotKitDemo configures the demo agent `agui demo --copilotkit`
+// serves. Tests replace it (a slow answer long enough that only a stop
+// ends it).
+var copilotKitDemo = demo.Config{}
+
 // copilotKitPage serves the embedded page: index.html at the root (with
 // any query: the page keeps its thread there) and the hashed assets under
 // assets/, which never change and may be cached for good.
@@ -90,7 +95,9 @@ func copilotKitMux(h http.Handler) (*http.ServeMux, error) {
 // serveCopilotKit serves copilotKitMux on ln until ctx is done, printing
 // where the page is.
 func serveCopilotKit(ctx context.Context, ln net.Listener, out io.Writer, opts []server.HandlerOption) error {
-	h := demo.Handler(append([]server.HandlerOption{server.WithKeepAlive(15 * time.Second)}, opts...)...)
+	// demo.Handler's options, on an agent configured by copilotKitDemo.
+	h := server.NewHandler(demo.NewAgent(copilotKitDemo),
+		append([]server.HandlerOption{server.WithCORS("*"), server.WithKeepAlive(15 * time.Second)}, opts...)...)
 	mux, err := copilotKitMux(h)
 	if err != nil {
 		return err
