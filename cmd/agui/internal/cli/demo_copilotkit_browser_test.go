@@ -27,8 +27,9 @@ import (
 // startCopilotKitDemo runs `agui demo --copilotkit --addr 127.0.0.1:0`
 // (and extra args) in process, with the demo's slow answer long enough
 // that only a stop ends it, and returns the page's base URL (no trailing
-// slash). The demo stops, and must exit 0, when the test ends.
-func startCopilotKitDemo(t *testing.T, args ...string) string {
+// slash), and stop, which stops it (and fails the test unless it exits 0);
+// the test's cleanup calls stop too.
+func startCopilotKitDemo(t *testing.T, args ...string) (base string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	saved, savedCfg := demoContext, copilotKitDemo
@@ -41,23 +42,27 @@ func startCopilotKitDemo(t *testing.T, args ...string) string {
 		code <- runDemo(&Env{Stdin: strings.NewReader(""), Stdout: w, Stderr: &stderr}, append([]string{"--copilotkit", "--addr", "127.0.0.1:0"}, args...))
 		w.Close()
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if c := <-code; c != ExitOK {
-			t.Errorf("agui demo --copilotkit exited %d; stderr: %s", c, stderr.String())
-		}
-		demoContext, copilotKitDemo = saved, savedCfg
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if c := <-code; c != ExitOK {
+				t.Errorf("agui demo --copilotkit exited %d; stderr: %s", c, stderr.String())
+			}
+			demoContext, copilotKitDemo = saved, savedCfg
+		})
+	}
+	t.Cleanup(stop)
 	lines := bufio.NewScanner(out)
 	if !lines.Scan() {
 		t.Fatalf("no output; stderr: %s", stderr.String())
 	}
-	base := regexp.MustCompile(`http://\S+/`).FindString(lines.Text())
+	base = regexp.MustCompile(`http://\S+/`).FindString(lines.Text())
 	if !strings.HasPrefix(lines.Text(), "CopilotKit chat page: ") || base == "" {
 		t.Fatalf("first line %q does not name the page", lines.Text())
 	}
 	go io.Copy(io.Discard, out) // the rest of the banner
-	return strings.TrimSuffix(base, "/")
+	return strings.TrimSuffix(base, "/"), stop
 }
 
 // lockedBuffer is a bytes.Buffer safe for a writer and a reader in two
@@ -230,7 +235,7 @@ const (
 // thread's history, and the stop button stops a slow run (on the server:
 // the run ends cancelled, and the page keeps what was streamed).
 func TestCopilotKitPageBrowser(t *testing.T) {
-	base := startCopilotKitDemo(t)
+	base, _ := startCopilotKitDemo(t)
 	p := newChatPage(t, base)
 	const thread = "ck-browser"
 
