@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -28,18 +27,20 @@ import (
 // (and extra args) in process, with the demo's slow answer long enough
 // that only a stop ends it, and returns the page's base URL (no trailing
 // slash), and stop, which stops it (and fails the test unless it exits 0);
-// the test's cleanup calls stop too.
+// the test's cleanup calls stop too. Several may run at once.
 func startCopilotKitDemo(t *testing.T, args ...string) (base string, stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	// Both are read before the banner is printed, and put back once it is.
 	saved, savedCfg := demoContext, copilotKitDemo
 	demoContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	copilotKitDemo = demo.Config{SlowDelay: 100 * time.Millisecond, SlowWords: 100000}
+	defer func() { demoContext, copilotKitDemo = saved, savedCfg }()
 	out, w := io.Pipe()
-	var stderr lockedBuffer
+	stderr := &syncBuffer{}
 	code := make(chan int, 1)
 	go func() {
-		code <- runDemo(&Env{Stdin: strings.NewReader(""), Stdout: w, Stderr: &stderr}, append([]string{"--copilotkit", "--addr", "127.0.0.1:0"}, args...))
+		code <- runDemo(&Env{Stdin: strings.NewReader(""), Stdout: w, Stderr: stderr}, append([]string{"--copilotkit", "--addr", "127.0.0.1:0"}, args...))
 		w.Close()
 	}()
 	var once sync.Once
@@ -49,7 +50,6 @@ func startCopilotKitDemo(t *testing.T, args ...string) (base string, stop func()
 			if c := <-code; c != ExitOK {
 				t.Errorf("agui demo --copilotkit exited %d; stderr: %s", c, stderr.String())
 			}
-			demoContext, copilotKitDemo = saved, savedCfg
 		})
 	}
 	t.Cleanup(stop)
@@ -63,25 +63,6 @@ func startCopilotKitDemo(t *testing.T, args ...string) (base string, stop func()
 	}
 	go io.Copy(io.Discard, out) // the rest of the banner
 	return strings.TrimSuffix(base, "/"), stop
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader in two
-// goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // demoThread is what GET /agent/threads/{id} answers, the parts read here.
@@ -141,10 +122,10 @@ func newChatPage(t *testing.T, base string) *chatPage {
 	p := &chatPage{browser: newBrowser(t, base+"/"), origin: base}
 	chromedp.ListenTarget(p.ctx, func(ev any) {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			p.mu.Lock()
+			defer p.mu.Unlock()
 			if u := e.Request.URL; !strings.HasPrefix(u, p.origin+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
-				p.mu.Lock()
 				p.foreign = append(p.foreign, u)
-				p.mu.Unlock()
 			}
 		}
 	})
@@ -176,10 +157,21 @@ func chatTextJS(testid string) string {
 }
 
 // openThread loads the page on a thread and waits for its chat to be
-// ready to type into (connected: its history, if any, is in).
+// ready to type into.
 func (p *chatPage) openThread(thread string) {
 	p.t.Helper()
-	p.run("open the page", chromedp.Navigate(p.origin+"/?thread="+url.QueryEscape(thread)), chromedp.WaitVisible(chatInput, chromedp.ByQuery))
+	p.mu.Lock()
+	origin := p.origin
+	p.mu.Unlock()
+	p.run("open the page", chromedp.Navigate(origin+"/?thread="+url.QueryEscape(thread)), chromedp.WaitVisible(chatInput, chromedp.ByQuery))
+}
+
+// moveTo makes base the page's origin: the next openThread loads the page
+// from there, and every later request elsewhere is foreign.
+func (p *chatPage) moveTo(base string) {
+	p.mu.Lock()
+	p.origin = base
+	p.mu.Unlock()
 }
 
 // shot scrolls the chat to its end (the messages scroll inside the
@@ -316,4 +308,63 @@ func lastAssistantText(th demoThread) string {
 		}
 	}
 	return ""
+}
+
+// lastWordJS is the number of the last "wordN" of the page's last reply.
+const lastWordJS = `((texts) => { const m = [...(texts[texts.length - 1] ?? "").matchAll(/word(\d+)/g)].pop(); return m ? Number(m[1]) : 0; })(%s)`
+
+// TestCopilotKitPageTwoReplicas: two `agui demo --copilotkit --nats`
+// sharing one NATS server behind the page. A slow run starts through A's
+// page; the page reloaded from B connects through B to the thread and
+// follows the run A still serves; the stop button, through B, stops it on
+// A.
+func TestCopilotKitPageTwoReplicas(t *testing.T) {
+	natsURL, shutdown := startNATS(t, true)
+	defer shutdown()
+	baseA, stopA := startCopilotKitDemo(t, "--nats", natsURL)
+	defer stopA()
+	baseB, stopB := startCopilotKitDemo(t, "--nats", natsURL)
+	defer stopB()
+	p := newChatPage(t, baseA)
+	const thread = "ck-replicas"
+
+	p.openThread(thread)
+	p.send("slow, please")
+	p.waitText("the slow reply streaming from A", assistantMessages, `texts.length === 1 && /word3 /.test(texts[0] + " ")`)
+	th := waitThread(t, baseA, thread, "the run live on A", func(th demoThread) bool { return th.LiveRunID != "" })
+	live := th.LiveRunID
+	var seenOnA int
+	p.run("read the last word", chromedp.Evaluate(fmt.Sprintf(lastWordJS, chatTextJS(assistantMessages)), &seenOnA))
+	if seenOnA < 3 {
+		t.Fatalf("the page on A shows word%d as the last, after word3 was seen", seenOnA)
+	}
+	p.shot("ck-replicas-on-a")
+	p.checks()
+
+	// The reload, through B: the question, and the reply still growing
+	// (A serves the run, B streams it from the log).
+	p.moveTo(baseB)
+	p.openThread(thread)
+	p.waitText("the question through B", userMessages, `texts.length === 1 && texts[0] === "slow, please"`)
+	grows := false
+	p.run("the reply grows through B", chromedp.Poll(fmt.Sprintf(lastWordJS+` > %d`, chatTextJS(assistantMessages), seenOnA+2), &grows, chromedp.WithPollingTimeout(60*time.Second)))
+	p.shot("ck-replicas-on-b")
+
+	stoppable := false
+	p.run("press stop on B", chromedp.Poll(fmt.Sprintf(`!!document.querySelector('%s svg.lucide-square')`, chatButton), &stoppable, chromedp.WithPollingTimeout(60*time.Second)),
+		chromedp.Click(chatButton, chromedp.ByQuery))
+	// A's view of the thread: the run it served ended, cancelled.
+	th = waitThread(t, baseA, thread, "the run on A stopped", func(th demoThread) bool { return th.LiveRunID == "" && len(th.Runs) == 1 })
+	if r := th.Runs[0]; r.RunID != live || (r.Outcome != threads.OutcomeCancelled && r.Code != "CANCELLED") {
+		t.Errorf("the run %s ended as %+v, want it cancelled", live, r)
+	}
+	idle := false
+	p.run("the chat idle", chromedp.Poll(fmt.Sprintf(`!document.querySelector('%s svg.lucide-square')`, chatButton), &idle, chromedp.WithPollingTimeout(60*time.Second)))
+	var shown []string
+	p.run("read the replies", chromedp.Evaluate(chatTextJS(assistantMessages), &shown))
+	if recorded := lastAssistantText(th); len(shown) != 1 || strings.TrimSpace(shown[0]) != strings.TrimSpace(recorded) {
+		t.Errorf("after stop through B the page shows %q, the thread recorded %q", shown, recorded)
+	}
+	p.shot("ck-replicas-stopped")
+	p.checks()
 }
