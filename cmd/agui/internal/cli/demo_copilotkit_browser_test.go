@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,9 +113,11 @@ func waitThread(t *testing.T, base, thread, what string, ok func(demoThread) boo
 // request the page makes to another origin (it must make none).
 type chatPage struct {
 	*browser
+	query   string // added to the page's address: "&transport=single"
 	origin  string
 	mu      sync.Mutex
 	foreign []string
+	runtime []string // "METHOD path" of each request to the runtime
 }
 
 func newChatPage(t *testing.T, base string) *chatPage {
@@ -124,7 +127,12 @@ func newChatPage(t *testing.T, base string) *chatPage {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
 			p.mu.Lock()
 			defer p.mu.Unlock()
-			if u := e.Request.URL; !strings.HasPrefix(u, p.origin+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
+			u := e.Request.URL
+			switch path, ok := strings.CutPrefix(u, p.origin); {
+			case ok && strings.HasPrefix(path, copilotKitRuntimePath):
+				p.runtime = append(p.runtime, e.Request.Method+" "+path)
+			case ok && strings.HasPrefix(path, "/"), strings.HasPrefix(u, "data:"), strings.HasPrefix(u, "blob:"):
+			default:
 				p.foreign = append(p.foreign, u)
 			}
 		}
@@ -163,7 +171,16 @@ func (p *chatPage) openThread(thread string) {
 	p.mu.Lock()
 	origin := p.origin
 	p.mu.Unlock()
-	p.run("open the page", chromedp.Navigate(origin+"/?thread="+url.QueryEscape(thread)), chromedp.WaitVisible(chatInput, chromedp.ByQuery))
+	p.run("open the page", chromedp.Navigate(origin+"/?thread="+url.QueryEscape(thread)+p.query), chromedp.WaitVisible(chatInput, chromedp.ByQuery))
+}
+
+// runtimeRequests returns the requests to the runtime since the last call.
+func (p *chatPage) runtimeRequests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.runtime
+	p.runtime = nil
+	return r
 }
 
 // moveTo makes base the page's origin: the next openThread loads the page
@@ -223,22 +240,44 @@ const (
 )
 
 // TestCopilotKitPageBrowser drives the page of `agui demo --copilotkit` in
-// headless chromium: a message gets its streamed reply, a reload shows the
-// thread's history, and the stop button stops a slow run (on the server:
-// the run ends cancelled, and the page keeps what was streamed).
+// headless chromium, with the client's own choice of the runtime's route
+// form and with the single-route form: a message gets its streamed reply,
+// a reload shows the thread's history, and the stop button stops a slow
+// run (on the server: the run ends cancelled, and the page keeps what was
+// streamed).
 func TestCopilotKitPageBrowser(t *testing.T) {
 	base, _ := startCopilotKitDemo(t)
-	p := newChatPage(t, base)
-	const thread = "ck-browser"
+	for _, tc := range []struct {
+		name, query string
+		runs        string // the request that runs the agent
+		never       string // in no request's path
+	}{
+		{"auto", "", "POST " + copilotKitRuntimePath + "/agent/" + copilotKitAgentID + "/run", ""},
+		{"single", "&transport=single", "POST " + copilotKitRuntimePath, "/agent/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newChatPage(t, base)
+			p.query = tc.query
+			testCopilotKitPage(t, p, base, "ck-browser-"+tc.name, tc.runs, tc.never)
+		})
+	}
+}
+
+func testCopilotKitPage(t *testing.T, p *chatPage, base, thread, runs, never string) {
 
 	p.openThread(thread)
-	p.shot("ck-empty")
+	p.shot(thread + "-empty")
 	p.send("hello")
 	p.waitText("the reply", assistantMessages, fmt.Sprintf(`texts.some((s) => s.includes(%q))`, tourReply))
-	p.shot("ck-reply")
+	p.shot(thread + "-reply")
 	th := waitThread(t, base, thread, "the run recorded", func(th demoThread) bool {
 		return len(th.Runs) == 1 && th.Runs[0].Outcome == threads.OutcomeSucceeded
 	})
+	reqs := p.runtimeRequests()
+	if !slices.Contains(reqs, runs) || (never != "" && slices.ContainsFunc(reqs, func(r string) bool { return strings.Contains(r, never) })) {
+		t.Errorf("the page asked the runtime %q; want %q among them (and no path with %q)", reqs, runs, never)
+	}
+	t.Logf("the page's requests to the runtime: %q", reqs)
 	p.checks()
 
 	// The reload: a new page on the same thread connects and is shown
@@ -249,13 +288,13 @@ func TestCopilotKitPageBrowser(t *testing.T) {
 	if users[0] != "hello" {
 		t.Errorf("after the reload the question is %q, want hello", users[0])
 	}
-	p.shot("ck-history")
+	p.shot(thread + "-history")
 	p.checks()
 
 	// Stop: a slow run streams until the stop button ends it.
 	p.send("slow, please")
 	streaming := p.waitText("the slow reply streaming", assistantMessages, `texts.length > 0 && /word3 /.test(texts[texts.length - 1] + " ")`)
-	p.shot("ck-streaming")
+	p.shot(thread + "-streaming")
 	th = waitThread(t, base, thread, "the slow run live", func(th demoThread) bool { return th.LiveRunID != "" })
 	live := th.LiveRunID
 	stoppable := false
@@ -282,7 +321,7 @@ func TestCopilotKitPageBrowser(t *testing.T) {
 	if len(shown) < len(replies)+1 || len(streaming) == 0 {
 		t.Errorf("replies before the slow run %d, after %d", len(replies), len(shown))
 	}
-	p.shot("ck-stopped")
+	p.shot(thread + "-stopped")
 	p.checks()
 
 	// And a reload after the stop shows both runs, the stopped reply as
@@ -293,7 +332,7 @@ func TestCopilotKitPageBrowser(t *testing.T) {
 	if len(after) != len(shown) {
 		t.Errorf("after the second reload the page shows %d replies, before it %d", len(after), len(shown))
 	}
-	p.shot("ck-history-after-stop")
+	p.shot(thread + "-history-after-stop")
 	p.checks()
 }
 

@@ -22,10 +22,23 @@ function threadId() {
   return id;
 }
 
+// ?transport=single makes the client speak the runtime's single-route form
+// (one POST with a {method, params, body} envelope), ?transport=rest the
+// multi-route form; without it the client picks ("auto": it asks GET
+// {runtime}/info and settles on the multi-route form when that answers).
+function transport() {
+  const t = new URLSearchParams(window.location.search).get("transport");
+  return t === "single" ? true : t === "rest" ? false : undefined;
+}
+
 function App() {
   const thread = threadId();
   return (
-    <CopilotKitProvider runtimeUrl={new URL(RUNTIME, window.location.href).pathname} enableInspector={false}>
+    <CopilotKitProvider
+      runtimeUrl={new URL(RUNTIME, window.location.href).pathname}
+      useSingleEndpoint={transport()}
+      enableInspector={false}
+    >
       <div className="page">
         <header>
           <h1>CopilotKit → Go</h1>
