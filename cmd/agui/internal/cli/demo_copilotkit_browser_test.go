@@ -244,7 +244,7 @@ const (
 // form and with the single-route form: a message gets its streamed reply,
 // a reload shows the thread's history, and the stop button stops a slow
 // run (on the server: the run ends cancelled, and the page keeps what was
-// streamed).
+// streamed); an interrupted run's words are shown with no error.
 func TestCopilotKitPageBrowser(t *testing.T) {
 	base, _ := startCopilotKitDemo(t)
 	for _, tc := range []struct {
@@ -333,6 +333,21 @@ func testCopilotKitPage(t *testing.T, p *chatPage, base, thread, runs, never str
 		t.Errorf("after the second reload the page shows %d replies, before it %d", len(after), len(shown))
 	}
 	p.shot(thread + "-history-after-stop")
+	p.checks()
+
+	// An interrupt: the run ends asking for approval, and the page shows
+	// what it said with no error. (The page offers no answer: CopilotKit's
+	// useInterrupt resumes under the interrupted run's id, which the
+	// handler refuses, 409 RUN_EXISTS; docs/DESIGN.md.)
+	p.send("interrupt me")
+	p.waitText("the interrupted run's reply", assistantMessages, `texts.some((s) => s.includes("I can book a table, but I need your approval first."))`)
+	th = waitThread(t, base, thread, "the interrupted run recorded", func(th demoThread) bool {
+		return th.LiveRunID == "" && len(th.Runs) == 3
+	})
+	if th.Runs[0].Outcome != threads.OutcomeInterrupted {
+		t.Errorf("the interrupted run ended %q", th.Runs[0].Outcome)
+	}
+	p.shot(thread + "-interrupted")
 	p.checks()
 }
 
