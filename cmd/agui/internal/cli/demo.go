@@ -17,7 +17,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/threads"
 )
 
-const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise] [--resumable] [--nats URL] [--detach D]
+const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise] [--resumable] [--nats URL] [--detach D] [--copilotkit]
 
 Serves the built-in demo agent at http://HOST:PORT/agent until interrupted
 (Ctrl-C), and prints its URL. It needs no model and no API key, and one run
@@ -50,6 +50,16 @@ serve a thread another one ran, and a replica that dies has its runs ended
 as lost (and recorded so in their threads). The server needs JetStream
 enabled (nats-server -js).
 
+With --copilotkit it also serves a chat page built on CopilotKit's React
+components at http://HOST:PORT/, talking to the demo agent (as agent
+"demo") through a CopilotKit runtime in Go at /api/copilotkit, with no Node
+anywhere: the page is built in and needs no network. Runs are durable and
+threads kept (it implies --resumable, and a --detach of 1m unless given),
+so a reloaded page shows its thread's history and any run still going, and
+the chat's stop button stops the run. With --nats, several such demos on
+one NATS server serve the same threads: a page may reload through any of
+them and stop a run another one serves.
+
 flags:
 `
 
@@ -71,6 +81,7 @@ func runDemo(env *Env, args []string) int {
 	resumable := fs.Bool("resumable", false, "durable runs: number events, keep runs in a memory log, serve /agent/runs/{runId}/events and /cancel to everyone")
 	detach := fs.Duration("detach", 0, "keep a run going for this `duration` after its last client left, for it to reattach (implies -resumable)")
 	natsURL := fs.String("nats", "", "keep durable runs and threads in JetStream on the NATS server at this `URL` (implies -resumable)")
+	withCopilotKit := fs.Bool("copilotkit", false, "also serve a CopilotKit chat page at / and a CopilotKit runtime at /api/copilotkit (implies -resumable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -86,10 +97,21 @@ func runDemo(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "agui demo: -detach %v is negative\n", *detach)
 		return ExitUsage
 	}
+	if *withCopilotKit && *exercise {
+		fmt.Fprintln(env.Stderr, "agui demo: -copilotkit serves a page to use, -exercise exits when done: give one of them")
+		return ExitUsage
+	}
+	if *withCopilotKit {
+		detachSet := false
+		fs.Visit(func(f *flag.Flag) { detachSet = detachSet || f.Name == "detach" })
+		if !detachSet {
+			*detach = copilotKitDetach
+		}
+	}
 	ctx, stop := demoContext()
 	defer stop()
 	var opts []server.HandlerOption
-	if *resumable || *detach > 0 || *natsURL != "" {
+	if *resumable || *detach > 0 || *natsURL != "" || *withCopilotKit {
 		var log runlog.Log = runlog.NewMemory(runlog.MemoryOptions{})
 		var store threads.Store // nil: the memory store
 		if *natsURL != "" {
@@ -112,7 +134,11 @@ func runDemo(env *Env, args []string) int {
 		return exerciseDemo(ctx, env, fs, *addr, opts)
 	}
 	ln, err := net.Listen("tcp", *addr)
-	if err == nil {
+	switch {
+	case err != nil:
+	case *withCopilotKit:
+		err = serveCopilotKit(ctx, ln, env.Stdout, opts)
+	default:
 		err = demo.ServeListenerOptions(ctx, ln, env.Stdout, opts...)
 	}
 	if err != nil {

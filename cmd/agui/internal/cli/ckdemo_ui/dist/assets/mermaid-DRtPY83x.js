@@ -1,0 +1,1 @@
+var e=e=>`<svg xmlns="http://www.w3.org/2000/svg" width="360" height="24"><text x="0" y="16" font-family="monospace" font-size="12">${e}</text></svg>`,t={initialize(){},async render(){return{svg:e(`(diagrams are not rendered in this demo page)`)}}};export{t as default};

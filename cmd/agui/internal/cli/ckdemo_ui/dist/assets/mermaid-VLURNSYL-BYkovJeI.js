@@ -1,0 +1,1 @@
+export{g as Mermaid}from"./index-CosYkNNs.js";
