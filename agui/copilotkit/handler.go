@@ -250,8 +250,9 @@ func (h *Handler) route(w http.ResponseWriter, r *http.Request) (route, bool) {
 			return rt, false
 		}
 	}
-	// A run's body goes to the agent's handler as it comes, read there
-	// under that handler's limits; connect and stop read theirs here.
+	// A run's body is read by serveRun (it looks for a resume under a
+	// used run id), connect's and stop's here; the agent's handler applies
+	// its own limits again to the run's.
 	if rt.method == methodConnect || rt.method == methodStop {
 		body, ok := h.readBody(w, r, rt.method != methodStop)
 		if !ok {

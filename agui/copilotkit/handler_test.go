@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -522,5 +523,58 @@ func TestAgentHooksSeeTheClient(t *testing.T) {
 		if tc.status == 403 && !strings.Contains(rec.Body.String(), `"code":"FORBIDDEN"`) {
 			t.Errorf("%s as %s: %s", tc.path, tc.user, rec.Body)
 		}
+	}
+}
+
+// TestResumeUnderTheInterruptedRunsID: CopilotKit's useInterrupt answers an
+// interrupt under the id of the run that asked. The runtime runs that
+// resume under a new id, in both forms, while a run that reuses an id
+// without resuming is still refused (409), as the agent handler refuses it.
+func TestResumeUnderTheInterruptedRunsID(t *testing.T) {
+	asker := server.AgentFunc[server.NoState](func(ctx context.Context, rc *server.RunContext[server.NoState]) (server.Outcome, error) {
+		if len(rc.Resume()) > 0 {
+			return server.Success(), rc.Say("Booked.")
+		}
+		return server.Interrupted(server.NewInterrupt("approval", "Book it?")), nil
+	})
+	rt, err := copilotkit.New([]copilotkit.Agent{{ID: "ask", Handler: server.NewHandler(asker, durable()...)}}, copilotkit.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.NewServeMux()
+	copilotkit.Mount(h, "/ck", rt)
+	for _, form := range []string{"route", "envelope"} {
+		t.Run(form, func(t *testing.T) {
+			thread, run := "t-"+form, "r-"+form
+			send := func(body string) *httptest.ResponseRecorder {
+				if form == "route" {
+					return post(h, "/ck/agent/ask/run", body)
+				}
+				return post(h, "/ck", `{"method":"agent/run","params":{"agentId":"ask"},"body":`+body+`}`)
+			}
+			first := events(t, send(runInput(thread, run, "book")).Body.String())
+			fin := first[len(first)-1]
+			outcome, _ := fin["outcome"].(map[string]any)
+			ints, _ := outcome["interrupts"].([]any)
+			if fin["type"] != "RUN_FINISHED" || len(ints) != 1 {
+				t.Fatalf("the first run ended %v", fin)
+			}
+			id := ints[0].(map[string]any)["id"].(string)
+			resume := strings.TrimSuffix(runInput(thread, run, "book"), "}") + `,"resume":[{"interruptId":"` + id + `","status":"resolved","payload":{}}]}`
+			rec := send(resume)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("the resume under the interrupted run's id: %d %s", rec.Code, rec.Body)
+			}
+			evs := events(t, rec.Body.String())
+			if got := evs[0]["runId"]; got == run || got == "" || got == nil {
+				t.Errorf("the resume ran under run id %v", got)
+			}
+			if last := evs[len(evs)-1]; last["type"] != "RUN_FINISHED" || last["runId"] != evs[0]["runId"] {
+				t.Errorf("the resume ended %v", last)
+			}
+			if rec := send(runInput(thread, run, "again")); rec.Code != http.StatusConflict {
+				t.Errorf("a reused run id without a resume: %d %s, want 409", rec.Code, rec.Body)
+			}
+		})
 	}
 }

@@ -38,6 +38,20 @@ func inner(r *http.Request, method, path string, body []byte) *http.Request {
 
 // serveRun runs the agent on the input the client sent.
 func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, a *Agent, rt route) {
+	if !rt.envelope {
+		// The body is read here, not streamed to the agent's handler, to
+		// see whether it resumes under a run id the thread has used.
+		body, ok := h.readBody(w, r, false)
+		if !ok {
+			return
+		}
+		rt.body = body
+	}
+	rt.body = h.freshResumeID(r, a, rt.body)
+	if !rt.envelope {
+		r = r.WithContext(r.Context())
+		r.Body, r.ContentLength, r.GetBody = io.NopCloser(bytes.NewReader(rt.body)), int64(len(rt.body)), nil
+	}
 	d := newDialect(w, false, h.cfg.logger)
 	sse := r.Header.Get("Accept") == "text/event-stream"
 	switch {
@@ -60,6 +74,53 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, a *Agent, rt 
 		a.Handler.ServeHTTP(d, ir)
 	}
 	d.finish()
+}
+
+// resumeInput is what freshResumeID reads of a run's input.
+type resumeInput struct {
+	ThreadID string            `json:"threadId"`
+	RunID    string            `json:"runId"`
+	Resume   []json.RawMessage `json:"resume"`
+}
+
+// freshResumeID gives a run that answers interrupts a run id of its own
+// when the client sent the interrupted run's. CopilotKit's useInterrupt
+// (@copilotkit/react-core 1.74.0) resumes under the id of the run that
+// asked, while in AG-UI 1.0 the resuming run is a run of its own and the
+// agent handler refuses a run id it has seen (409 RUN_EXISTS). So when the
+// input resumes and its runId is the newest run of its thread, the runId
+// is replaced by a new one (the client follows the stream's RUN_STARTED);
+// any other input, or one the thread cannot be read for, goes as it came,
+// and the agent handler judges it.
+func (h *Handler) freshResumeID(r *http.Request, a *Agent, body []byte) []byte {
+	var in resumeInput
+	if json.Unmarshal(body, &in) != nil || len(in.Resume) == 0 || in.RunID == "" || in.ThreadID == "" {
+		return body
+	}
+	rec := newRecorder()
+	a.Handler.ServeHTTP(rec, inner(r, http.MethodGet, "/threads/"+url.PathEscape(in.ThreadID)+"?limit=1", nil))
+	var thread struct {
+		Runs []struct {
+			RunID string `json:"runId"`
+		} `json:"runs"`
+	}
+	if rec.code != http.StatusOK || json.Unmarshal(rec.body.Bytes(), &thread) != nil ||
+		len(thread.Runs) == 0 || thread.Runs[0].RunID != in.RunID {
+		return body
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return body
+	}
+	fresh := agui.NewID()
+	members["runId"], _ = json.Marshal(fresh)
+	out, err := json.Marshal(members)
+	if err != nil {
+		return body
+	}
+	h.cfg.logger.InfoContext(r.Context(), "agui/copilotkit: a resume came under the interrupted run's id; it runs under a new one",
+		"threadId", in.ThreadID, "interruptedRunId", in.RunID, "runId", fresh)
+	return out
 }
 
 // connectInput is what connect reads of its RunAgentInput: the thread.

@@ -79,7 +79,9 @@ try {
   const interrupted = finished.at(-1);
   out.steps.interrupt = { outcome: interrupted?.outcome };
   const interruptId = interrupted?.outcome?.interrupts?.[0]?.id;
-  await core.runAgent({ agent, resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
+  // As react-core's useInterrupt resolves one: under the interrupted run's
+  // id, which the runtime must not refuse as a reused run id.
+  await core.runAgent({ agent, runId: interrupted?.runId, resume: [{ interruptId, status: "resolved", payload: { approved: true } }] });
   out.steps.resume = view(agent);
 
   // A frontend tool: the agent calls it and ends its run with the call
