@@ -68,8 +68,13 @@ func openOTel(ctx context.Context) ([]server.HandlerOption, func() error, error)
 		ctx, cancel := context.WithTimeout(context.Background(), otelFlushTimeout)
 		defer cancel()
 		var errs []error
-		if err := tp.Shutdown(ctx); err != nil {
+		// ForceFlush first: it returns the export's error, where Shutdown
+		// hands the error of its own last export to otel.Handle.
+		if err := tp.ForceFlush(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("flushing the spans: %w", err))
+		}
+		if err := tp.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stopping the span exporter: %w", err))
 		}
 		if err := mp.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("flushing the metrics: %w", err))

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -127,5 +129,60 @@ func TestDemoOTelGRPC(t *testing.T) {
 	code := Main([]string{"demo", "--exercise", "--otel"}, strings.NewReader(""), &stdout, &stderr)
 	if code != ExitUsage || !strings.Contains(stderr.String(), "OTLP over HTTP") {
 		t.Fatalf("exit %d, stderr %q", code, &stderr)
+	}
+}
+
+// `agui demo --otel` serving until Ctrl-C flushes on exit what it holds:
+// the span of a run served a moment before is at the receiver once the
+// command has returned, and nothing leaks.
+func TestDemoOTelServe(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rec := otlptest.NewReceiver()
+	defer rec.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rec.URL)
+	t.Setenv("OTEL_SERVICE_NAME", "my-demo")
+	url, stop := serveDemo(t, "--otel")
+	body := `{"threadId":"t","runId":"served","messages":[{"id":"u","role":"user","content":"hello"}]}`
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	http.DefaultClient.CloseIdleConnections()
+	if code, stderr := stop(); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var run *otlptest.Span
+	for _, s := range rec.Spans() {
+		if s.GetName() == "invoke_agent demo" && s.Attrs()["agui.run.id"] == "served" {
+			run = &s
+		}
+	}
+	if run == nil {
+		t.Fatalf("no span of the served run among %d", len(rec.Spans()))
+	}
+	if got := otlptest.Attrs(run.Resource.GetAttributes())["service.name"]; got != "my-demo" {
+		t.Errorf("service.name %q, want OTEL_SERVICE_NAME's", got)
+	}
+}
+
+// An export refused at the exit's flush (here a 404: the traces endpoint
+// names no OTLP route) makes the exit status 1 and says why, although
+// every scenario ended as expected.
+func TestDemoOTelFlushFails(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rec := otlptest.NewReceiver()
+	defer rec.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rec.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", rec.URL+"/not-otlp")
+	var stdout, stderr bytes.Buffer
+	code := Main([]string{"demo", "--exercise", "--otel"}, strings.NewReader(""), &stdout, &stderr)
+	if code != ExitRejected || !strings.Contains(stderr.String(), "agui demo: --otel: flushing the spans") {
+		t.Fatalf("exit %d, stderr %q", code, &stderr)
+	}
+	if !strings.Contains(stdout.String(), "All scenarios ended as expected.") {
+		t.Errorf("stdout:\n%s", &stdout)
 	}
 }
