@@ -82,4 +82,14 @@
 // agui.client.run.duration, agui.client.run.time_to_first_event (from the
 // request to the first event after RUN_STARTED), agui.client.run.events,
 // agui.client.reattaches and agui.client.warnings.
+//
+// # Exporting
+//
+// The module exports nothing itself: the providers given to [WithTracerProvider]
+// and [WithMeterProvider] (or the global ones) do, through any exporter,
+// such as OTLP over HTTP (go.opentelemetry.io/otel/exporters/otlp/…/otlptracehttp
+// and otlpmetrichttp, which read the OTEL_EXPORTER_OTLP_* variables);
+// `agui demo --otel` is an example. Package [github.com/agui-go/sdk/otel/otlptest]
+// is a local OTLP/HTTP receiver for tests that decodes what such an exporter
+// sends.
 package aguiotel

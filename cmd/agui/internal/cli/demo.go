@@ -17,7 +17,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/threads"
 )
 
-const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise] [--resumable] [--nats URL] [--detach D] [--copilotkit]
+const demoUsage = `usage: agui demo [--addr HOST:PORT] [--exercise] [--resumable] [--nats URL] [--detach D] [--copilotkit] [--otel]
 
 Serves the built-in demo agent at http://HOST:PORT/agent until interrupted
 (Ctrl-C), and prints its URL. It needs no model and no API key, and one run
@@ -60,6 +60,17 @@ the chat's stop button stops the run. With --nats, several such demos on
 one NATS server serve the same threads: a page may reload through any of
 them and stop a run another one serves.
 
+--otel traces and measures every run with OpenTelemetry (a span
+"invoke_agent demo" per run, an "execute_tool" span per tool call, the run
+metrics agui.server.*) and exports them over OTLP/HTTP (http/protobuf) to
+the endpoint the standard variables name: OTEL_EXPORTER_OTLP_ENDPOINT
+(default http://localhost:4318, a local collector's), or
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and _METRICS_ENDPOINT, with
+OTEL_EXPORTER_OTLP_HEADERS and the rest; OTEL_SERVICE_NAME overrides the
+service name agui-demo. The demo's log records of a run carry its trace_id
+and span_id. What is left is flushed on exit; the exit status is 1 when
+that fails.
+
 flags:
 `
 
@@ -69,7 +80,7 @@ var demoContext = func() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-func runDemo(env *Env, args []string) int {
+func runDemo(env *Env, args []string) (code int) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
@@ -82,6 +93,7 @@ func runDemo(env *Env, args []string) int {
 	detach := fs.Duration("detach", 0, "keep a run going for this `duration` after its last client left, for it to reattach (implies -resumable)")
 	natsURL := fs.String("nats", "", "keep durable runs and threads in JetStream on the NATS server at this `URL` (implies -resumable)")
 	withCopilotKit := fs.Bool("copilotkit", false, "also serve a CopilotKit chat page at / and a CopilotKit runtime at /api/copilotkit (implies -resumable)")
+	withOTel := fs.Bool("otel", false, "export traces and metrics over OTLP/HTTP to the endpoint of the OTEL_EXPORTER_OTLP_* variables (default http://localhost:4318)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
@@ -111,6 +123,24 @@ func runDemo(env *Env, args []string) int {
 	ctx, stop := demoContext()
 	defer stop()
 	var opts []server.HandlerOption
+	if *withOTel {
+		otelOpts, shutdown, err := openOTel(ctx)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "agui demo: %v\n", err)
+			return ExitUsage
+		}
+		// Deferred first, so it runs last: after the server stopped and the
+		// NATS log closed, when every run has ended and its span with it.
+		defer func() {
+			if err := shutdown(); err != nil {
+				fmt.Fprintf(env.Stderr, "agui demo: --otel: %v\n", err)
+				if code == ExitOK {
+					code = ExitRejected
+				}
+			}
+		}()
+		opts = append(opts, otelOpts...)
+	}
 	if *resumable || *detach > 0 || *natsURL != "" || *withCopilotKit {
 		var log runlog.Log = runlog.NewMemory(runlog.MemoryOptions{})
 		var store threads.Store // nil: the memory store
