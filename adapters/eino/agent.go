@@ -10,7 +10,9 @@
 // TOOL_CALL_RESULT; a transfer to a sub-agent SUBAGENT_STARTED (parented to
 // the transfer_to_agent call) with the sub-agent's events attributed to it,
 // then SUBAGENT_FINISHED; the token usage Eino reports, summed, on
-// RUN_FINISHED.
+// RUN_FINISHED. A session value a tool or an agent sets with
+// [PublishSessionValue] rather than adk.AddSessionValue is also the
+// client's: a member of the run's shared state, sent as a STATE_DELTA.
 //
 // Tools the run declares are the client's (frontend tools). Eino binds an
 // agent's tools when the agent is built, so the agent is built for each run
@@ -196,6 +198,7 @@ func (a *Agent) Reply(ctx context.Context, em *server.Emitter, in *agui.RunAgent
 	// and the events still coming are drained before Reply returns.
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	ctx = context.WithValue(ctx, publisherKey{}, newPublisher(em, in.State))
 	checkpoint := in.ThreadID
 	opts := append(slices.Clone(a.cfg.runOpts), adk.WithCheckPointID(checkpoint))
 	var events *adk.AsyncIterator[*adk.AgentEvent]
