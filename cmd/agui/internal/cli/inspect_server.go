@@ -313,11 +313,28 @@ func (in *inspector) frames(w http.ResponseWriter, r *http.Request) {
 		}
 		out := s.conv.Outcome()
 		p.Outcome = out.Status.String()
+		if cancelledByError(out) {
+			// Stopped on purpose, as RUN_FINISHED cancelled is: the page
+			// says so, and says which terminal event said it.
+			p.Outcome = conversation.Cancelled.String()
+			if p.Note == "" {
+				p.Note = "cancelled: the run ended with RUN_ERROR " + string(agui.CodeCancelled) + ": " + out.Error.Message
+			}
+		}
 		if out.Status == conversation.Interrupted && s.Kind != kindImport {
 			p.Interrupts = s.conv.Interrupts()
 		}
 	}
 	writeJSON(w, p)
+}
+
+// cancelledByError says whether a run ended with a RUN_ERROR whose code is
+// CANCELLED: a run that was stopped, not one that failed. The reducer calls
+// every RUN_ERROR a failure (only RUN_FINISHED replaces a run's interrupts),
+// but a durable server's cancel route ends a run so when the agent left a
+// message or tool call open, where RUN_FINISHED cancelled is not allowed.
+func cancelledByError(o conversation.Outcome) bool {
+	return o.Status == conversation.Failed && o.Error != nil && o.Error.Code != nil && *o.Error.Code == string(agui.CodeCancelled)
 }
 
 // frameDetail is one frame in full, with the reducer's view after it.

@@ -517,7 +517,9 @@ func TestInspectReattachAndCancel(t *testing.T) {
 		name, url, note string
 		outcome         string
 	}{
-		{"durable: the server ends the run with RUN_ERROR", durable, "", conversation.Failed.String()},
+		// The demo is cancelled inside a text message: the server ends the
+		// run with RUN_ERROR CANCELLED, which is a cancellation, not a failure.
+		{"durable: the server ends the run with RUN_ERROR CANCELLED", durable, "RUN_ERROR CANCELLED: run cancelled by request", conversation.Cancelled.String()},
 		{"plain: the request is aborted", demoURL(t), "cancelled", conversation.Running.String()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -628,6 +630,35 @@ func TestInspectImportRunCapture(t *testing.T) {
 	p := finished(t, api, doc["id"])
 	if p.Kind != kindImport || p.Total != len(lines) || p.Format != formatJSONLines || !p.Verdicts["client"].OK || !p.Verdicts["server"].OK || p.Outcome != conversation.Succeeded.String() {
 		t.Errorf("the imported capture of %d events: %+v", len(lines), p)
+	}
+}
+
+// TestInspectOutcomeOfRunError: a RUN_ERROR whose code is CANCELLED is a
+// cancelled run on the page; any other RUN_ERROR is a failed one.
+func TestInspectOutcomeOfRunError(t *testing.T) {
+	api := inspectAPI(t)
+	for _, tt := range []struct {
+		name, terminal, outcome, note string
+	}{
+		{"cancelled", `{"type":"RUN_ERROR","code":"CANCELLED","message":"run cancelled by request"}`, conversation.Cancelled.String(), "cancelled: the run ended with RUN_ERROR CANCELLED: run cancelled by request"},
+		{"agent error", `{"type":"RUN_ERROR","code":"AGENT_ERROR","message":"boom"}`, conversation.Failed.String(), ""},
+		{"no code", `{"type":"RUN_ERROR","message":"boom"}`, conversation.Failed.String(), ""},
+		{"finished cancelled", `{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"cancelled"}}`, conversation.Cancelled.String(), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			capture := `{"type":"RUN_STARTED","threadId":"t","runId":"r"}` + "\n" + tt.terminal + "\n"
+			resp, err := http.Post(api+"/api/import?name=run.jsonl", "application/x-ndjson", strings.NewReader(capture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc map[string]string
+			json.NewDecoder(resp.Body).Decode(&doc)
+			resp.Body.Close()
+			p := finished(t, api, doc["id"])
+			if p.Outcome != tt.outcome || p.Note != tt.note {
+				t.Errorf("outcome %q, note %q; want %q, %q", p.Outcome, p.Note, tt.outcome, tt.note)
+			}
+		})
 	}
 }
 
