@@ -103,8 +103,7 @@ func (p *recordingProxy) record(resp *http.Response) error {
 	input, _ := resp.Request.Context().Value(proxyInputKey{}).(*agui.RunAgentInput)
 	s := newSession(kindProxy, target{URL: resp.Request.URL.String()}, input)
 	p.in.add(s)
-	q := &byteQueue{}
-	q.cond = sync.NewCond(&q.mu)
+	q := newByteQueue()
 	resp.Body = &teeBody{rc: resp.Body, q: q}
 	copyResp := &http.Response{StatusCode: resp.StatusCode, Header: resp.Header.Clone(), Body: io.NopCloser(q)}
 	go s.readAnswer(context.Background(), copyResp, nil)
@@ -125,43 +124,76 @@ func (p *recordingProxy) failed(w http.ResponseWriter, r *http.Request, err erro
 	apiError(w, http.StatusBadGateway, "BAD_GATEWAY", msg)
 }
 
-// teeBody hands what the front end reads to a queue as well; the queue
-// never blocks the read.
+// teeBody hands the bytes the proxy forwards to the recorder's queue,
+// after they were forwarded: the reverse proxy reads a chunk, writes it to
+// the front end and flushes it (FlushInterval -1) before it reads again, so
+// a chunk read is kept and queued at the start of the next Read (or at
+// Close, for the last). The forwarding path does no more than copy the
+// chunk into a buffer it reuses; it never waits for the recorder.
 type teeBody struct {
-	rc io.ReadCloser
-	q  *byteQueue
+	rc      io.ReadCloser
+	q       *byteQueue
+	pending []byte // the chunk last read: forwarded by the time Read is called again
+	err     error  // the error Read returned, queued after pending
 }
 
 func (t *teeBody) Read(p []byte) (int, error) {
+	t.handOff()
 	n, err := t.rc.Read(p)
-	if n > 0 {
-		t.q.write(p[:n])
-	}
-	if err != nil {
+	t.pending = append(t.pending[:0], p[:n]...)
+	if err != nil && n == 0 {
 		t.q.close(err)
 	}
+	t.err = err
 	return n, err
 }
 
+// handOff queues the chunk the proxy has forwarded.
+func (t *teeBody) handOff() {
+	if len(t.pending) > 0 {
+		t.q.write(t.pending)
+		t.pending = t.pending[:0]
+	}
+}
+
 func (t *teeBody) Close() error {
-	t.q.close(errors.New("the connection was closed before the answer ended"))
+	t.handOff()
+	err := t.err
+	if err == nil {
+		err = errors.New("the connection was closed before the answer ended")
+	}
+	t.q.close(err)
 	return t.rc.Close()
 }
 
 // byteQueue is an unbounded pipe: writes never wait (the proxy's path
-// must not wait for the inspector), reads wait for data or the end.
+// must not wait for the inspector) and, once its two buffers have grown,
+// do not allocate; reads wait for data or the end.
 type byteQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	chunks [][]byte
-	err    error // set once: io.EOF for a clean end
+	mu      sync.Mutex
+	cond    *sync.Cond
+	buf     []byte // written, not yet taken by the reader
+	err     error  // set once: io.EOF for a clean end
+	waiting bool   // the reader waits on cond
+
+	// The reader's side: the bytes it took, from off on.
+	out []byte
+	off int
+}
+
+func newByteQueue() *byteQueue {
+	q := &byteQueue{}
+	q.cond = sync.NewCond(&q.mu)
+	return q
 }
 
 func (q *byteQueue) write(b []byte) {
 	q.mu.Lock()
 	if q.err == nil {
-		q.chunks = append(q.chunks, bytes.Clone(b))
-		q.cond.Signal()
+		q.buf = append(q.buf, b...)
+		if q.waiting {
+			q.cond.Signal()
+		}
 	}
 	q.mu.Unlock()
 }
@@ -177,28 +209,32 @@ func (q *byteQueue) close(err error) {
 
 // recordEvery is how long the recorder lets the answer's bytes gather
 // before it reads them: it works in bursts, not in step with every frame
-// the proxy forwards, so that it competes less with the forwarding.
+// the proxy forwards, so that the proxy seldom wakes it.
 const recordEvery = 5 * time.Millisecond
 
 func (q *byteQueue) Read(p []byte) (int, error) {
-	q.mu.Lock()
-	if len(q.chunks) == 0 && q.err == nil {
-		q.mu.Unlock()
-		time.Sleep(recordEvery)
+	if q.off == len(q.out) {
 		q.mu.Lock()
+		if len(q.buf) == 0 && q.err == nil {
+			q.mu.Unlock()
+			time.Sleep(recordEvery)
+			q.mu.Lock()
+		}
+		for len(q.buf) == 0 && q.err == nil {
+			q.waiting = true
+			q.cond.Wait()
+			q.waiting = false
+		}
+		if len(q.buf) == 0 {
+			err := q.err
+			q.mu.Unlock()
+			return 0, err
+		}
+		// The writer gets the reader's spent buffer to fill next.
+		q.out, q.buf, q.off = q.buf, q.out[:0], 0
+		q.mu.Unlock()
 	}
-	defer q.mu.Unlock()
-	for len(q.chunks) == 0 && q.err == nil {
-		q.cond.Wait()
-	}
-	if len(q.chunks) == 0 {
-		return 0, q.err
-	}
-	n := copy(p, q.chunks[0])
-	if n == len(q.chunks[0]) {
-		q.chunks = q.chunks[1:]
-	} else {
-		q.chunks[0] = q.chunks[0][n:]
-	}
+	n := copy(p, q.out[q.off:])
+	q.off += n
 	return n, nil
 }
