@@ -309,13 +309,16 @@ func testCopilotKitPage(t *testing.T, p *chatPage, base, thread, runs, never str
 		t.Errorf("the slow run %s ended as %+v, want it cancelled", live, r)
 	}
 	// The page is idle again (the button sends), and shows the words the
-	// run streamed before it stopped: those the thread recorded.
+	// run streamed before it stopped, as far as they reached it: the
+	// client drops its connection when stop is pressed, so words the run
+	// emitted meanwhile are in the thread but may never reach this page
+	// (the reload below shows them all).
 	idle := false
 	p.run("the chat idle", chromedp.Poll(fmt.Sprintf(`!document.querySelector('%s svg.lucide-square')`, chatButton), &idle, chromedp.WithPollingTimeout(60*time.Second)))
 	var shown []string
 	p.run("read the replies", chromedp.Evaluate(chatTextJS(assistantMessages), &shown))
 	recorded := lastAssistantText(th)
-	if len(shown) == 0 || !strings.HasPrefix(recorded, "word1 ") || strings.TrimSpace(shown[len(shown)-1]) != strings.TrimSpace(recorded) {
+	if len(shown) == 0 || !strings.HasPrefix(recorded, "word1 ") || !shownPrefix(shown[len(shown)-1], recorded) {
 		t.Errorf("after stop the page's last reply is %q, the thread recorded %q", shown[len(shown)-1:], recorded)
 	}
 	if len(shown) < len(replies)+1 || len(streaming) == 0 {
@@ -416,9 +419,18 @@ func TestCopilotKitPageTwoReplicas(t *testing.T) {
 	p.run("the chat idle", chromedp.Poll(fmt.Sprintf(`!document.querySelector('%s svg.lucide-square')`, chatButton), &idle, chromedp.WithPollingTimeout(60*time.Second)))
 	var shown []string
 	p.run("read the replies", chromedp.Evaluate(chatTextJS(assistantMessages), &shown))
-	if recorded := lastAssistantText(th); len(shown) != 1 || strings.TrimSpace(shown[0]) != strings.TrimSpace(recorded) {
+	if recorded := lastAssistantText(th); len(shown) != 1 || !shownPrefix(shown[0], recorded) {
 		t.Errorf("after stop through B the page shows %q, the thread recorded %q", shown, recorded)
 	}
 	p.shot("ck-replicas-stopped")
 	p.checks()
+}
+
+// shownPrefix reports whether the reply a page shows after a stop is the
+// start of what the thread recorded, whole words of it and at least one:
+// words emitted after the client dropped its stream are recorded but never
+// shown on that page.
+func shownPrefix(shown, recorded string) bool {
+	shownWords, recordedWords := strings.Fields(shown), strings.Fields(recorded)
+	return len(shownWords) > 0 && len(shownWords) <= len(recordedWords) && slices.Equal(shownWords, recordedWords[:len(shownWords)])
 }
