@@ -19,7 +19,8 @@ import (
 
 // The community Go client sends "tools": null, "context": null and
 // "forwardedProps": null for what it has none of (its fields have no
-// omitempty), and "parameters": null for a tool without a schema. A default
+// omitempty), "parameters": null for a tool without a schema, and
+// "messages": null for a run with no history (read as an empty list). A default
 // handler accepts that, logging one line that names the repairs; with
 // WithStrictInput it answers 400.
 func TestCommunityClientAgainstDefaultHandler(t *testing.T) {
@@ -32,14 +33,17 @@ func TestCommunityClientAgainstDefaultHandler(t *testing.T) {
 		name  string
 		input ctypes.RunAgentInput
 		want  []string // the repairs the log line names
+		text  string   // the reply
 	}{
 		{"no tools", ctypes.RunAgentInput{ThreadID: "t", RunID: "r1",
 			Messages: []ctypes.Message{{ID: "u1", Role: ctypes.RoleUser, Content: "Ada"}}},
-			[]string{"at /tools: converted legacy null to absent", "at /context: converted legacy null to absent", "at /forwardedProps: converted legacy null to absent"}},
+			[]string{"at /tools: converted legacy null to absent", "at /context: converted legacy null to absent", "at /forwardedProps: converted legacy null to absent"}, "Hello, Ada"},
 		{"a tool without a schema", ctypes.RunAgentInput{ThreadID: "t", RunID: "r2",
 			Messages: []ctypes.Message{{ID: "u1", Role: ctypes.RoleUser, Content: "Ada"}},
 			Tools:    []ctypes.Tool{{Name: "ping", Description: "Ping."}}},
-			[]string{"at /tools/0/parameters: converted legacy null to absent"}},
+			[]string{"at /tools/0/parameters: converted legacy null to absent"}, "Hello, Ada"},
+		{"no history", ctypes.RunAgentInput{ThreadID: "t", RunID: "r4", State: map[string]any{"n": 1}},
+			[]string{"at /messages: read null as an empty list", "at /tools: converted legacy null to absent"}, "Hello, "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logger, rec := testlog.NewRecorder()
@@ -64,7 +68,7 @@ func TestCommunityClientAgainstDefaultHandler(t *testing.T) {
 			for err := range errs {
 				t.Fatal(err)
 			}
-			if len(types) == 0 || types[len(types)-1] != "RUN_FINISHED" || text.String() != "Hello, Ada" {
+			if len(types) == 0 || types[len(types)-1] != "RUN_FINISHED" || text.String() != tc.text {
 				t.Fatalf("events %v, text %q", types, text.String())
 			}
 			rs := rec.Records()

@@ -53,6 +53,9 @@ func TestLenientInput(t *testing.T) {
 		{"null then value", `{"threadId":"t","runId":"r","messages":[],"tools":null,"tools":[{"name":"x","description":"d"}]}`, func(in *agui.RunAgentInput) bool {
 			return len(in.Tools) == 1 && in.Tools[0].Name == "x"
 		}},
+		{"null messages read as none", `{"threadId":"t","runId":"r","messages":null,"tools":null}`, func(in *agui.RunAgentInput) bool {
+			return in.Messages != nil && len(in.Messages) == 0 && in.Tools == nil
+		}},
 		{"values kept byte for byte", `{"threadId":"t\u00e9","runId":"r","messages":[],"tools":null,"forwardedProps":{"k":[1, 2]}}`, func(in *agui.RunAgentInput) bool {
 			return in.ThreadID == "té" && string(in.ForwardedProps) == `{"k":[1, 2]}`
 		}},
@@ -75,7 +78,6 @@ func TestLenientInput(t *testing.T) {
 	// Still rejected: a null where the protocol requires a value, and a body
 	// that is not JSON.
 	for _, body := range []string{
-		`{"threadId":"t","runId":"r","messages":null,"tools":null}`,
 		`{"threadId":null,"runId":"r","messages":[]}`,
 		`{"threadId":"t","runId":"r","messages":[],"tools":null`,
 		`{"threadId":"t","runId":"r","messages":[],"tools":null} {}`,

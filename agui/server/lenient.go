@@ -60,7 +60,11 @@ func (h *handler[S]) logRepairs(r *http.Request, msg string, input *agui.RunAgen
 	}
 	repairs := make([]string, 0, len(dropped)+len(warnings))
 	for _, name := range dropped {
-		repairs = append(repairs, agui.DecodeWarning{Path: "/" + name, Message: legacyNull}.String())
+		msg := legacyNull
+		if nullAsEmpty[name] != "" {
+			msg = nullAsEmptyRepair
+		}
+		repairs = append(repairs, agui.DecodeWarning{Path: "/" + name, Message: msg}.String())
 	}
 	for _, w := range warnings {
 		repairs = append(repairs, w.String())
@@ -74,11 +78,22 @@ const legacyNull = "converted legacy null to absent"
 
 // requiredInput are the members of RunAgentInput a null cannot stand in for:
 // a null there stays an error, reported by the decoder.
-var requiredInput = map[string]bool{"threadId": true, "runId": true, "messages": true}
+var requiredInput = map[string]bool{"threadId": true, "runId": true}
+
+// nullAsEmpty are the required members a null is read as the empty value
+// for. A Go client encodes a nil slice as null (the community Go SDK's
+// RunAgentInput.Messages has no omitempty), so a run it starts with no
+// history, to set state or to reconnect, says "messages":null; the list being
+// empty is all it means.
+var nullAsEmpty = map[string]string{"messages": "[]"}
+
+// nullAsEmptyRepair is the log's word for that reading.
+const nullAsEmptyRepair = "read null as an empty list"
 
 // omitTopLevelNulls returns body without the top-level members of the
 // RunAgentInput object whose value is null, other than the required ones,
-// and the names of the members it dropped. This is what the reference client
+// with the null of a [nullAsEmpty] member replaced by its empty value, and
+// the names of the members it dropped or replaced. This is what the reference client
 // does to every input before validating it (omitOptionalNulls); the
 // lenient decoder then forgives the protocol's listed legacy nulls deeper in.
 //
@@ -114,6 +129,13 @@ func omitTopLevelNulls(body []byte) ([]byte, []string) {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
 			return body, nil
+		}
+		if string(v) == "null" && nullAsEmpty[key] != "" {
+			members = slices.DeleteFunc(members, func(m member) bool { return m.key == key })
+			members = append(members, member{key, json.RawMessage(nullAsEmpty[key])})
+			changed = true
+			dropped = append(dropped, key)
+			continue
 		}
 		if string(v) == "null" && !requiredInput[key] {
 			// The last occurrence of a member wins, as in the decoder: a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,12 +207,19 @@ func TestLegacyNullsByDefault(t *testing.T) {
 	if n := len(rec.Records()); n != 2 {
 		t.Fatalf("%d records after a null state and a nested null, want 2: %+v", n, rec.Records())
 	}
+	// A Go client's nil message slice: read as an empty history, logged.
+	if w := post(h, `{"threadId":"t","runId":"r","messages":null}`, nil); w.Code != http.StatusOK || got.Messages == nil || len(got.Messages) != 0 {
+		t.Fatalf("null messages: %d %s, input %+v", w.Code, w.Body, got)
+	}
+	if rs := rec.Records(); len(rs) != 3 || !slices.Contains(rs[2].Attrs["repairs"].([]string), "at /messages: read null as an empty list") {
+		t.Fatalf("records after null messages: %+v", rs)
+	}
 	// Refused by default as by the strict handler: an unknown member, an
 	// unknown role, a null where a required member belongs.
 	for _, body := range []string{
 		`{"threadId":"t","runId":"r","messages":[],"extra":1}`,
 		`{"threadId":"t","runId":"r","messages":[{"id":"u","role":"narrator","content":"hi"}]}`,
-		`{"threadId":"t","runId":"r","messages":null}`,
+		`{"threadId":null,"runId":"r","messages":[]}`,
 	} {
 		if w := post(h, body, nil); w.Code != http.StatusBadRequest {
 			t.Fatalf("%s: %d", body, w.Code)

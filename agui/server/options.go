@@ -243,7 +243,8 @@ const (
 // nulls read as absent, as the reference client does to its own input (a
 // top-level optional member of RunAgentInput given as null, which the
 // community Go client sends for "tools", "context" and "forwardedProps",
-// and the protocol's other legacy nulls deeper in), and each body that
+// and the protocol's other legacy nulls deeper in, with a null "messages",
+// a Go client's nil slice, read as an empty list), and each body that
 // needed it is logged once, at level Info, naming the repairs. Everything
 // else is checked as strictly either way. A null state reads as absent in
 // every mode, unlogged: the protocol keeps that tolerance for good.
