@@ -33,10 +33,23 @@ type dialect struct {
 	empty   bool // connect to an unknown thread: the agent's answer is dropped
 	buf     []byte
 	out     []byte
+	flush   func() error // w's flush
 }
 
 func newDialect(w http.ResponseWriter, connect bool, logger *slog.Logger) *dialect {
-	return &dialect{w: w, connect: connect, logger: logger}
+	d := &dialect{w: w, connect: connect, logger: logger}
+	// Found once: a type switch to an interface looks the method up anew
+	// on every call, and a stream flushes after every frame.
+	switch f := w.(type) {
+	case interface{ FlushError() error }:
+		d.flush = f.FlushError
+	case http.Flusher:
+		d.flush = func() error { f.Flush(); return nil }
+	default:
+		rc := http.NewResponseController(w)
+		d.flush = rc.Flush
+	}
+	return d
 }
 
 func (d *dialect) Header() http.Header { return d.w.Header() }
@@ -105,14 +118,7 @@ func (d *dialect) FlushError() error {
 	if !d.wrote {
 		d.WriteHeader(http.StatusOK)
 	}
-	switch f := d.w.(type) {
-	case interface{ FlushError() error }:
-		return f.FlushError()
-	case http.Flusher:
-		f.Flush()
-		return nil
-	}
-	return http.NewResponseController(d.w).Flush()
+	return d.flush()
 }
 
 // finish sends what is left of a stream that did not end on a frame
@@ -172,10 +178,11 @@ func mayRewrite(p []byte) bool {
 			continue
 		}
 		ms := marks
-		if rest, ok := bytes.CutPrefix(data, typePrefix); ok && len(rest) > 0 {
+		if rest, ok := bytes.CutPrefix(data, typePrefix); ok && len(rest) > 1 {
 			ms = nil
-			switch rest[0] { // the types rewritten start with these
-			case 'R', 'T', 'M':
+			// The types rewritten start RU, TO and ME; most frames (TEXT_,
+			// REASONING_, TOOL_CALL_ARGS) are told apart in a byte or two.
+			if c := uint16(rest[0])<<8 | uint16(rest[1]); c == 'R'<<8|'U' || c == 'T'<<8|'O' || c == 'M'<<8|'E' {
 				for _, t := range rewriteTypes {
 					if bytes.HasPrefix(rest, t.prefix) {
 						ms = t.marks

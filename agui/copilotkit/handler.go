@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -277,7 +278,9 @@ func (h *Handler) envelope(w http.ResponseWriter, r *http.Request) (route, bool)
 		return rt, false
 	}
 	var method string
-	if len(rawMethod) > 0 && string(rawMethod) != "null" {
+	if n := len(rawMethod); n >= 2 && rawMethod[0] == '"' && bytes.IndexByte(rawMethod, '\\') < 0 {
+		method = string(rawMethod[1 : n-1]) // a string with no escapes (splitEnvelope found its end)
+	} else if n > 0 && string(rawMethod) != "null" {
 		if err := json.Unmarshal(rawMethod, &method); err != nil {
 			h.reject(w, r, agui.HTTPCodeInvalidInput, "the envelope's method is not a string: "+jsonProblem(err))
 			return rt, false
@@ -336,6 +339,34 @@ func (h *Handler) envelope(w http.ResponseWriter, r *http.Request) (route, bool)
 	return rt, true
 }
 
+// readAll reads r's body, up to maxEnvelope bytes. A body of a known
+// length is read into a slice of that length, so that the common case
+// allocates once (bytes.Buffer.ReadFrom would grow it to make room for a
+// read past its end); a body longer than it said is refused.
+func readAll(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	n := r.ContentLength
+	if n > maxEnvelope {
+		return nil, &http.MaxBytesError{Limit: maxEnvelope}
+	}
+	if n < 0 {
+		buf := bytes.NewBuffer(nil)
+		_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxEnvelope))
+		return buf.Bytes(), err
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r.Body, body); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("the body ended after fewer bytes than its Content-Length (%d)", n)
+		}
+		return nil, err
+	}
+	var more [1]byte
+	if k, _ := r.Body.Read(more[:]); k > 0 {
+		return nil, fmt.Errorf("the body is longer than its Content-Length (%d)", n)
+	}
+	return body, nil
+}
+
 // readBody reads a request body whole; json says it must be JSON (a stop's
 // may be empty).
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, required bool) ([]byte, bool) {
@@ -350,9 +381,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, required bool
 	// in, so that it does not cut the stream that follows.
 	rc := http.NewResponseController(w)
 	timed := rc.SetReadDeadline(time.Now().Add(bodyTimeout)) == nil
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0)+1, maxEnvelope+1)))
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxEnvelope))
-	body := buf.Bytes()
+	body, err := readAll(w, r)
 	if timed && err == nil {
 		_ = rc.SetReadDeadline(time.Time{})
 	}

@@ -49,7 +49,9 @@ func (h *Handler) serveRun(w http.ResponseWriter, r *http.Request, a *Agent, rt 
 	}
 	rt.body = h.freshResumeID(r, a, rt.body)
 	if !rt.envelope {
-		r = r.WithContext(r.Context())
+		// The body was read here: the agent's handler reads it again from
+		// memory. Replacing a request's body is what a handler may do (as
+		// http.MaxBytesReader is used), and saves copying the request.
 		r.Body, r.ContentLength, r.GetBody = io.NopCloser(bytes.NewReader(rt.body)), int64(len(rt.body)), nil
 	}
 	d := newDialect(w, false, h.cfg.logger)
@@ -93,6 +95,9 @@ type resumeInput struct {
 // any other input, or one the thread cannot be read for, goes as it came,
 // and the agent handler judges it.
 func (h *Handler) freshResumeID(r *http.Request, a *Agent, body []byte) []byte {
+	if !bytes.Contains(body, resumeKey) {
+		return body // no resume (most runs): not decoded at all
+	}
 	var in resumeInput
 	if json.Unmarshal(body, &in) != nil || len(in.Resume) == 0 || in.RunID == "" || in.ThreadID == "" {
 		return body
@@ -122,6 +127,9 @@ func (h *Handler) freshResumeID(r *http.Request, a *Agent, body []byte) []byte {
 		"threadId", in.ThreadID, "interruptedRunId", in.RunID, "runId", fresh)
 	return out
 }
+
+// resumeKey is in every input that resumes: the member's name.
+var resumeKey = []byte(`"resume"`)
 
 // connectInput is what connect reads of its RunAgentInput: the thread.
 type connectInput struct {
