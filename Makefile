@@ -41,8 +41,7 @@ generate:
 # The generator is built with -race here, as its tests build it, so that a
 # cold check compiles it and what it imports once.
 check-generated:
-	GOFLAGS=-race $(GO) generate ./...
-	git diff --exit-code -- agui
+	$(SUITE) generated
 
 # vet, lint and test run every step over the root and each of MODULES,
 # going on past a failure, and end with a summary of what failed
@@ -84,16 +83,14 @@ faults:
 OWN_WORKSPACE := adapters/genkit
 
 check-workspace:
-	@want="$$(printf '%s\n' . $(addprefix ./,$(filter-out $(OWN_WORKSPACE),$(MODULES))) | sort)"; \
-	have="$$(GOWORK= $(GO) work edit -json | sed -n 's/.*"DiskPath": "\(.*\)".*/\1/p' | sort)"; \
-	if [ "$$want" != "$$have" ]; then echo "go.work uses:"; echo "$$have"; echo "want . and MODULES:"; echo "$$want"; exit 1; fi
-	GOWORK= $(GO) build -race -o /dev/null ./cmd/agui
-	cd adapters/genkit && GOWORK= $(GO) vet ./...
+	OWN_WORKSPACE="$(OWN_WORKSPACE)" $(SUITE) workspace
 
-# What CI runs: generated files current, then vet, lint and tests, every
-# step run even when one fails.
-check: check-fmt check-generated check-workspace
-	$(SUITE) vet lint test
+# What CI runs: the generated files and the workspace checked, vet, lint
+# and tests, all as steps of one pass (.ci/suite), so that the quick checks'
+# compiling shares the two workers with the rest; every step runs even when
+# one fails.
+check: check-fmt
+	OWN_WORKSPACE="$(OWN_WORKSPACE)" $(SUITE) generated workspace vet lint test
 
 # Fail when gofmt would change a tracked Go file, in any module (a sed over
 # import paths once left import blocks out of order, and vet does not care).
