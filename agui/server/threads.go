@@ -388,6 +388,12 @@ func (rec *threadRecorder) finish(ctx context.Context) {
 				run.Code = *o.Error.Code
 			}
 		}
+		// A run stopped while it had a message open ends in RUN_ERROR
+		// CANCELLED (RUN_FINISHED cancelled cannot close the message): it
+		// was stopped on purpose, not failed. Its code and message stay.
+		if run.Code == string(agui.CodeCancelled) {
+			run.Outcome = threads.OutcomeCancelled
+		}
 	}
 	if rec.broken {
 		run.Outcome = threads.OutcomeIncomplete

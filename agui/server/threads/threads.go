@@ -59,9 +59,10 @@ type Run struct {
 	Ended   time.Time `json:"ended,omitzero"`
 	// Outcome is one of the Outcome… constants.
 	Outcome string `json:"outcome"`
-	// Error and Code are the RUN_ERROR's message and code, for a failed
-	// run: RUN_LOST for one whose replica went away before it ended
-	// (another replica, or the run log, ended it and recorded it here).
+	// Error and Code are the RUN_ERROR's message and code, for a run that
+	// ended in one: a failed run (RUN_LOST for one whose replica went away
+	// before it ended, and another replica, or the run log, ended it and
+	// recorded it here), or a cancelled one that ended with code CANCELLED.
 	Error string `json:"error,omitempty"`
 	Code  string `json:"code,omitempty"`
 	// Usage is the terminal event's token usage, when it reported one.
