@@ -72,8 +72,9 @@ type demoThread struct {
 		Role    string `json:"role"`
 		Content any    `json:"content"`
 	} `json:"messages"`
-	LiveRunID string        `json:"liveRunId"`
-	Runs      []threads.Run `json:"runs"` // the newest first
+	LiveRunID  string            `json:"liveRunId"`
+	Runs       []threads.Run     `json:"runs"` // the newest first
+	Interrupts []json.RawMessage `json:"interrupts"`
 }
 
 func readThread(t *testing.T, base, thread string) demoThread {
@@ -244,7 +245,8 @@ const (
 // form and with the single-route form: a message gets its streamed reply,
 // a reload shows the thread's history, and the stop button stops a slow
 // run (on the server: the run ends cancelled, and the page keeps what was
-// streamed); an interrupted run's words are shown with no error.
+// streamed); an interrupt is shown with its question, and approving or
+// declining it resumes the run with that answer.
 func TestCopilotKitPageBrowser(t *testing.T) {
 	base, _ := startCopilotKitDemo(t)
 	for _, tc := range []struct {
@@ -338,10 +340,10 @@ func testCopilotKitPage(t *testing.T, p *chatPage, base, thread, runs, never str
 	p.shot(thread + "-history-after-stop")
 	p.checks()
 
-	// An interrupt: the run ends asking for approval, and the page shows
-	// what it said with no error. (The page offers no answer: CopilotKit's
-	// useInterrupt resumes under the interrupted run's id, which the
-	// handler refuses, 409 RUN_EXISTS; docs/DESIGN.md.)
+	// An interrupt: the run ends asking for approval, the page shows what
+	// it said and the question with its buttons; Approve resumes it (a run
+	// of its own, whose resume resolves the interrupt) and the booking is
+	// confirmed; a second interrupt, declined, is answered "not booked".
 	p.send("interrupt me")
 	p.waitText("the interrupted run's reply", assistantMessages, `texts.some((s) => s.includes("I can book a table, but I need your approval first."))`)
 	th = waitThread(t, base, thread, "the interrupted run recorded", func(th demoThread) bool {
@@ -350,8 +352,44 @@ func testCopilotKitPage(t *testing.T, p *chatPage, base, thread, runs, never str
 	if th.Runs[0].Outcome != threads.OutcomeInterrupted {
 		t.Errorf("the interrupted run ended %q", th.Runs[0].Outcome)
 	}
+	p.answer(approveButton, "Book a table for two at 8pm?")
 	p.shot(thread + "-interrupted")
+	p.run("press approve", chromedp.Click(approveButton, chromedp.ByQuery))
+	p.waitText("the resumed run's reply", assistantMessages, `texts.some((s) => s.includes("Booked: a table for two at 8pm."))`)
+	th = waitThread(t, base, thread, "the resumed run recorded", func(th demoThread) bool {
+		return th.LiveRunID == "" && len(th.Runs) == 4 && th.Runs[0].Outcome == threads.OutcomeSucceeded
+	})
+	if len(th.Interrupts) != 0 {
+		t.Errorf("after approval the thread still waits on %d interrupts", len(th.Interrupts))
+	}
+	p.shot(thread + "-approved")
 	p.checks()
+
+	p.send("interrupt again")
+	p.answer(declineButton, "Book a table for two at 8pm?")
+	p.run("press decline", chromedp.Click(declineButton, chromedp.ByQuery))
+	p.waitText("the declined run's reply", assistantMessages, `texts.some((s) => s.includes("Understood, I will not book."))`)
+	th = waitThread(t, base, thread, "the declined run recorded", func(th demoThread) bool {
+		return th.LiveRunID == "" && len(th.Runs) == 6 && th.Runs[0].Outcome == threads.OutcomeSucceeded
+	})
+	p.shot(thread + "-declined")
+	p.checks()
+}
+
+// The interrupt's question and buttons, as the page renders them
+// (ckdemo_ui/src/main.jsx).
+const (
+	interruptBox  = `[data-testid="agui-interrupt"]`
+	approveButton = `[data-testid="agui-approve"]`
+	declineButton = `[data-testid="agui-decline"]`
+)
+
+// answer waits for the interrupt's question, with button, in the chat.
+func (p *chatPage) answer(button, question string) {
+	p.t.Helper()
+	ok := false
+	p.run("the interrupt's question", chromedp.Poll(fmt.Sprintf(`((box) => !!box && box.innerText.includes(%q) && !!box.querySelector(%q))(document.querySelector(%q))`, question, button, interruptBox),
+		&ok, chromedp.WithPollingTimeout(60*time.Second)))
 }
 
 // lastAssistantText is the text of the thread's last assistant message.

@@ -1,6 +1,6 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { CopilotKitProvider, CopilotChat } from "@copilotkit/react-core/v2";
+import { CopilotKitProvider, CopilotChat, useInterrupt } from "@copilotkit/react-core/v2";
 import "@copilotkit/react-core/v2/styles.css";
 import "./page.css";
 
@@ -31,6 +31,28 @@ function transport() {
   return t === "single" ? true : t === "rest" ? false : undefined;
 }
 
+// Approval answers the agent's interrupts in the chat: the demo agent asks
+// before it books a table (try "book a table, interrupt for approval").
+// Approve resumes the run with the interrupt resolved, Decline with it
+// cancelled; CopilotKit sends the answers as the next run's resume.
+function Approval() {
+  useInterrupt({
+    agentId: AGENT,
+    render: ({ interrupt, resolve, cancel }) => (
+      <div className="interrupt" data-testid="agui-interrupt">
+        <p>{interrupt?.message ?? "The agent asks for your approval."}</p>
+        <button type="button" data-testid="agui-approve" onClick={() => resolve({ approved: true })}>
+          Approve
+        </button>
+        <button type="button" data-testid="agui-decline" onClick={() => cancel()}>
+          Decline
+        </button>
+      </div>
+    ),
+  });
+  return null;
+}
+
 function App() {
   const thread = threadId();
   return (
@@ -45,11 +67,12 @@ function App() {
           <p>
             CopilotKit's React chat talking to the Go demo agent through agui/copilotkit, with no Node
             runtime in between. Try <code>hello</code>, <code>weather in Paris?</code>, or{" "}
-            <code>slow</code> and press stop. Reload: the thread (<code>{thread}</code>) comes back.{" "}
+            <code>slow</code> and press stop, or <code>interrupt for approval</code> and answer it. Reload: the thread (<code>{thread}</code>) comes back.{" "}
             <a href="./">New thread</a>
           </p>
         </header>
         <main>
+          <Approval />
           <CopilotChat agentId={AGENT} threadId={thread} />
         </main>
       </div>

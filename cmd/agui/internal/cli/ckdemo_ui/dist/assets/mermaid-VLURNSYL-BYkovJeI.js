@@ -1,1 +1,0 @@
-export{g as Mermaid}from"./index-CosYkNNs.js";

@@ -1,0 +1,1 @@
+export{g as Mermaid}from"./index-D7M7Iflw.js";
