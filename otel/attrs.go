@@ -34,6 +34,8 @@ const (
 	keyPending       = attribute.Key("agui.tool_call.pending")
 	keyReplayAfter   = attribute.Key("agui.replay.after")
 	keyReplayEnded   = attribute.Key("agui.replay.ended")
+	keyConnReplayed  = attribute.Key("agui.connect.replayed")
+	keyConnEnded     = attribute.Key("agui.connect.ended")
 	keyWarningKind   = attribute.Key("agui.warning.kind")
 	keyAttempt       = attribute.Key("agui.reattach.attempt")
 	keyLastEventID   = attribute.Key("agui.reattach.last_event_id")

@@ -62,7 +62,13 @@
 // A reader of a durable run that reattaches (GET …/runs/{runId}/events) is
 // a span "agui.replay" of kind Server with agui.run.id, gen_ai.conversation.id,
 // agui.replay.after (the cursor) and agui.replay.ended (whether it got the
-// terminal event).
+// terminal event). A thread's connect stream (GET …/threads/{threadId}/events:
+// a page reloaded, a client picking the thread up) is a span "agui.connect"
+// of kind Server with gen_ai.conversation.id, agui.connect.replayed
+// (whether the stream began with the thread's history), agui.run.id (the
+// live run it followed, when there was one) and agui.connect.ended
+// (whether the reader got the whole stream); a reader gone before the end
+// adds the event "agui.disconnected" with its agui.cause.
 //
 // # Metrics
 //
@@ -76,6 +82,7 @@
 //	agui.server.run.bytes              Histogram By         bytes per run
 //	agui.server.disconnects            Counter {disconnect} consumers found gone mid-run
 //	agui.server.replays                Counter {replay}     reattached readers of durable runs, by agui.replay.ended
+//	agui.server.connects               Counter {connect}    connect streams of threads, by agui.connect.ended
 //
 // Every point carries gen_ai.agent.name when it is set. The client's are
 // the same from the consumer's side: agui.client.runs,

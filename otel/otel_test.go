@@ -551,3 +551,104 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs (run with -update to rewrite it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
+
+// A thread's connect streams are spans of their own: one after a run
+// ended (the history replayed, no live run), one while a run is live (the
+// history, then the live run followed to its end), and one whose reader
+// leaves before the live run ends.
+func TestServerThreadConnect(t *testing.T) {
+	tel := newTelemetry(t)
+	gate := make(chan struct{})
+	live := make(chan struct{})
+	agent := server.Func(func(ctx context.Context, rc *server.Stateless) (server.Outcome, error) {
+		if err := rc.Say("turn " + rc.Input().RunID); err != nil {
+			return server.Outcome{}, err
+		}
+		switch rc.Input().RunID {
+		case "run-2": // live until the gate opens
+			live <- struct{}{}
+			<-gate
+		case "run-3": // live until cancelled
+			live <- struct{}{}
+			<-ctx.Done()
+			return server.Outcome{}, ctx.Err()
+		}
+		return server.Success(), nil
+	})
+	mux := http.NewServeMux()
+	server.Mount(mux, "/agent", tel.handler(t, agent, nil,
+		server.WithDurableRuns(server.DurableConfig{Log: runlog.NewMemory(runlog.MemoryOptions{}), Authorize: server.AllowAll, Detach: time.Minute}),
+		server.WithThreads(server.ThreadConfig{Authorize: server.AllowAll})))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	run := func(id string) *http.Response {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/agent", strings.NewReader(`{"threadId":"thread-1","runId":"`+id+`","messages":[]}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	connect := func(ctx context.Context) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/agent/threads/thread-1/events", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("connect: %d", resp.StatusCode)
+		}
+		return resp
+	}
+	connects := func(n int) []sdktrace.ReadOnlySpan {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // a hang guard
+			var got []sdktrace.ReadOnlySpan
+			for _, s := range tel.spans.Ended() {
+				if s.Name() == "agui.connect" {
+					got = append(got, s)
+				}
+			}
+			if len(got) >= n || time.Now().After(deadline) {
+				return got
+			}
+		}
+	}
+	drain := func(resp *http.Response) {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+
+	// After a run ended: the history alone.
+	drain(run("run-1"))
+	drain(connect(t.Context()))
+	connects(1)
+
+	// While a run is live: the history, then the run to its end.
+	r2 := run("run-2")
+	<-live
+	c := connect(t.Context())
+	readFrames(t, c.Body, 1)
+	close(gate)
+	drain(c)
+	drain(r2)
+	connects(2)
+
+	// A reader that leaves while the run is live.
+	r3 := run("run-3")
+	<-live
+	ctx, cancel := context.WithCancel(t.Context())
+	c = connect(ctx)
+	readFrames(t, c.Body, 1)
+	cancel()
+	c.Body.Close()
+	spans := connects(3)
+	cresp, err := http.Post(srv.URL+"/agent/runs/run-3/cancel", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cresp.Body.Close()
+	drain(r3)
+	golden(t, "thread_connect", dumpSpans(spans)+"\n"+dumpMetrics(filterMetrics(tel.metrics(t), "agui.server.connects")))
+}

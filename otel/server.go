@@ -31,7 +31,7 @@ func Server(opts ...Option) (server.Observer, error) {
 		o.common = []attribute.KeyValue{keyAgentName.String(c.agent)}
 	}
 	o.commonSet = metric.WithAttributes(o.common...)
-	return server.Observer{StartRun: o.startRun, Reattach: o.reattach}, nil
+	return server.Observer{StartRun: o.startRun, Reattach: o.reattach, Connect: o.connect}, nil
 }
 
 type serverObserver struct {
@@ -52,11 +52,12 @@ type serverMetrics struct {
 	bytes       metric.Int64Histogram
 	disconnects metric.Int64Counter
 	replays     metric.Int64Counter
+	connects    metric.Int64Counter
 }
 
 func newServerMetrics(m metric.Meter) (*serverMetrics, error) {
 	var s serverMetrics
-	var errs [8]error
+	var errs [9]error
 	s.active, errs[0] = m.Int64UpDownCounter("agui.server.runs.active", metric.WithUnit("{run}"), metric.WithDescription("Runs in flight."))
 	s.runs, errs[1] = m.Int64Counter("agui.server.runs", metric.WithUnit("{run}"), metric.WithDescription("Runs ended, by outcome and error code."))
 	s.duration, errs[2] = m.Float64Histogram("agui.server.run.duration", metric.WithUnit("s"), metric.WithDescription("How long runs took, from their start to their terminal event."))
@@ -65,6 +66,7 @@ func newServerMetrics(m metric.Meter) (*serverMetrics, error) {
 	s.bytes, errs[5] = m.Int64Histogram("agui.server.run.bytes", metric.WithUnit("By"), metric.WithDescription("Bytes of events sent per run."))
 	s.disconnects, errs[6] = m.Int64Counter("agui.server.disconnects", metric.WithUnit("{disconnect}"), metric.WithDescription("Consumers found gone before their run ended."))
 	s.replays, errs[7] = m.Int64Counter("agui.server.replays", metric.WithUnit("{replay}"), metric.WithDescription("Readers that reattached to a durable run."))
+	s.connects, errs[8] = m.Int64Counter("agui.server.connects", metric.WithUnit("{connect}"), metric.WithDescription("Connect streams of threads served."))
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("aguiotel: %w", err)
 	}
@@ -207,6 +209,30 @@ func (r *serverRun) end(end server.RunEnd) {
 	m.events.Record(r.ctx, r.events, set)
 	m.bytes.Record(r.ctx, r.bytes, set)
 	r.span.End(trace.WithTimestamp(now))
+}
+
+// connect traces a thread's connect stream: a span of its own (a page's
+// reload, a client picking the thread up), continuing the caller's trace,
+// with the thread, whether its history was replayed and the live run it
+// followed.
+func (o *serverObserver) connect(ctx context.Context, info server.ConnectInfo) func(server.ConnectEnd) {
+	if req := info.Request; req != nil && !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = o.cfg.prop.Extract(ctx, propagation.HeaderCarrier(req.Header))
+	}
+	attrs := append(append(make([]attribute.KeyValue, 0, 4), o.common...),
+		keyConversationID.String(info.ThreadID), keyConnReplayed.Bool(info.Replayed))
+	if info.LiveRunID != "" {
+		attrs = append(attrs, keyRunID.String(info.LiveRunID))
+	}
+	ctx, span := o.tracer.Start(ctx, "agui.connect", trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	return func(end server.ConnectEnd) {
+		span.SetAttributes(keyConnEnded.Bool(end.Ended))
+		if end.Cause != nil {
+			span.AddEvent("agui.disconnected", trace.WithAttributes(keyCause.String(end.Cause.Error())))
+		}
+		o.m.connects.Add(ctx, 1, metric.WithAttributes(append(o.common[:len(o.common):len(o.common)], keyConnEnded.Bool(end.Ended))...))
+		span.End()
+	}
 }
 
 func (o *serverObserver) reattach(ctx context.Context, info server.ReattachInfo) func(server.ReattachEnd) {

@@ -32,6 +32,12 @@ type Observer struct {
 	// run's log is replayed to it from the cursor; the func it returns
 	// (nil for none) is called once the reader's stream has ended.
 	Reattach func(ctx context.Context, info ReattachInfo) func(ReattachEnd)
+	// Connect is called when a reader opens a thread's connect stream
+	// (GET {path}/threads/{threadId}/events, see [WithThreads]: a page
+	// reloaded, a client picking a thread up), before the stream's first
+	// byte; the func it returns (nil for none) is called once the stream
+	// has ended.
+	Connect func(ctx context.Context, info ConnectInfo) func(ConnectEnd)
 }
 
 // RunInfo describes a run to [Observer.StartRun].
@@ -121,12 +127,33 @@ type ReattachEnd struct {
 	Cause error
 }
 
+// ConnectInfo describes a thread's connect stream to [Observer.Connect].
+type ConnectInfo struct {
+	ThreadID string
+	// Replayed is set when the stream begins with the thread's history
+	// (one replayed run); a reader resuming past it gets only the live run.
+	Replayed bool
+	// LiveRunID is the run the stream follows after the history, "" when
+	// the thread has none live.
+	LiveRunID string
+	Request   *http.Request
+}
+
+// ConnectEnd is how a thread's connect stream ended.
+type ConnectEnd struct {
+	// Ended is set when the reader got the whole stream: the history, and
+	// the live run to its terminal event when there was one.
+	Ended bool
+	// Cause is why the stream stopped short (nil when Ended).
+	Cause error
+}
+
 // WithObserver sets the observer of the runs (and, for a handler, of the
-// readers of durable runs); see [Observer]. Without it nothing is
+// readers of durable runs and of threads); see [Observer]. Without it nothing is
 // observed.
 func WithObserver(o Observer) Option {
 	return runOption(func(c *runConfig) {
-		if o.StartRun == nil && o.Reattach == nil {
+		if o.StartRun == nil && o.Reattach == nil && o.Connect == nil {
 			c.observer = nil
 			return
 		}

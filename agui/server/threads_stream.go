@@ -92,6 +92,12 @@ func (t *threadRuns) serveConnect(w http.ResponseWriter, r *http.Request, thread
 		}
 	}
 	snapshot, follow, from := t.plan(r.Context(), &rec, cur)
+	var end ConnectEnd // how the stream ended, for the observer
+	if o := cfg.run.observer; o != nil && o.Connect != nil {
+		if observed := o.Connect(r.Context(), ConnectInfo{ThreadID: threadID, Replayed: snapshot, LiveRunID: follow, Request: r}); observed != nil {
+			defer func() { observed(end) }()
+		}
+	}
 
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -100,10 +106,12 @@ func (t *threadRuns) serveConnect(w http.ResponseWriter, r *http.Request, thread
 	defer out.close()
 	if snapshot {
 		if err := t.writeReplay(r, out, &rec, served); err != nil {
+			end.Cause = readerCause(r)
 			return
 		}
 	}
 	if follow == "" {
+		end.Ended = true
 		return
 	}
 	t.d.attach(follow)
@@ -114,7 +122,12 @@ func (t *threadRuns) serveConnect(w http.ResponseWriter, r *http.Request, thread
 	stopOnCut := context.AfterFunc(ctx, func() { rcancel(context.Cause(ctx)) })
 	defer stopOnCut()
 	ended := t.followRun(rctx, r, out, threadID, follow, from, served.Downgrade)
-	t.d.detach(follow, ended, readerCause(r))
+	cause := readerCause(r)
+	t.d.detach(follow, ended, cause)
+	end.Ended = ended
+	if !ended {
+		end.Cause = cause
+	}
 }
 
 // plan decides what a connect stream holds: whether the replayed run comes
