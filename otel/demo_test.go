@@ -20,6 +20,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/demo"
 	"github.com/agui-go/sdk/agui/server/runlog"
 	aguiotel "github.com/agui-go/sdk/otel"
+	"github.com/agui-go/sdk/otel/oteltest"
 )
 
 // The demo agent's tour (a step, reasoning, streamed text, a tool call, state,
@@ -46,7 +47,7 @@ func TestDemoTourGolden(t *testing.T) {
 	}
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	got := dumpSpans(tel.ended(t, "invoke_agent demo")) + "\n" + dumpMetrics(tel.metrics(t))
+	got := oteltest.Spans(tel.ended(t, "invoke_agent demo")) + "\n" + oteltest.Metrics(tel.metrics(t), "")
 	got = regexp.MustCompile(`gen_ai\.tool\.call\.id=\S+`).ReplaceAllString(got, "gen_ai.tool.call.id=<id>")
 	golden(t, "demo_tour", got)
 }
@@ -176,7 +177,7 @@ func TestClientReattach(t *testing.T) {
 		return cl != nil && run != nil && replay != nil
 	})
 	if replay.Parent().SpanID() != cl.SpanContext().SpanID() || replay.SpanContext().TraceID() != cl.SpanContext().TraceID() {
-		t.Errorf("the replay is not the client's child:\n%s", dumpSpans(spans))
+		t.Errorf("the replay is not the client's child:\n%s", oteltest.Spans(spans))
 	}
 	// The server's run goes on, detached, to its end; whether it saw its
 	// first consumer leave before that is a race, so only its outcome is
@@ -184,8 +185,8 @@ func TestClientReattach(t *testing.T) {
 	if o := attrMap(run.Attributes())["agui.run.outcome"]; o != "success" {
 		t.Errorf("the server's run: outcome %q", o)
 	}
-	golden(t, "client_reattach", dumpSpans([]sdktrace.ReadOnlySpan{cl, replay})+"\n"+
-		dumpMetrics(filterMetrics(tel.metrics(t), "agui.client."))+dumpMetrics(filterMetrics(tel.metrics(t), "agui.server.replays")))
+	golden(t, "client_reattach", oteltest.Spans([]sdktrace.ReadOnlySpan{cl, replay})+"\n"+
+		oteltest.Metrics(tel.metrics(t), "agui.client.")+oteltest.Metrics(tel.metrics(t), "agui.server.replays"))
 }
 
 // endedAll waits until the ended spans satisfy done, and returns them.
@@ -198,7 +199,7 @@ func (tel *telemetry) endedAll(t *testing.T, done func([]sdktrace.ReadOnlySpan) 
 			return spans
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the spans expected did not end; ended:\n%s", dumpSpans(spans))
+			t.Fatalf("the spans expected did not end; ended:\n%s", oteltest.Spans(spans))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

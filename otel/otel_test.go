@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +32,7 @@ import (
 	"github.com/agui-go/sdk/agui/server/runlog"
 	"github.com/agui-go/sdk/internal/leakcheck"
 	aguiotel "github.com/agui-go/sdk/otel"
+	"github.com/agui-go/sdk/otel/oteltest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -195,7 +194,7 @@ func TestServerGolden(t *testing.T) {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			spans := tel.ended(t, runSpan)
-			golden(t, tt.name, dumpSpans(spans)+"\n"+dumpMetrics(tel.metrics(t)))
+			golden(t, tt.name, oteltest.Spans(spans)+"\n"+oteltest.Metrics(tel.metrics(t), ""))
 		})
 	}
 }
@@ -346,7 +345,7 @@ func TestServerCancelRouteAndReplay(t *testing.T) {
 	}
 	io.Copy(io.Discard, rresp.Body)
 	rresp.Body.Close()
-	golden(t, "cancel_route", dumpSpans(tel.ended(t, "agui.replay"))+"\n"+dumpMetrics(tel.metrics(t)))
+	golden(t, "cancel_route", oteltest.Spans(tel.ended(t, "agui.replay"))+"\n"+oteltest.Metrics(tel.metrics(t), ""))
 }
 
 // The client's run is the parent of the server's: its request carries the
@@ -383,12 +382,12 @@ func TestClientServer(t *testing.T) {
 		}
 	}
 	if cl == nil || sv == nil {
-		t.Fatalf("spans %s", dumpSpans(spans))
+		t.Fatalf("spans %s", oteltest.Spans(spans))
 	}
 	if sv.Parent().SpanID() != cl.SpanContext().SpanID() || sv.SpanContext().TraceID() != cl.SpanContext().TraceID() {
 		t.Errorf("the server's span is not the client's child")
 	}
-	golden(t, "client", dumpSpans([]sdktrace.ReadOnlySpan{cl})+"\n"+dumpMetrics(filterMetrics(tel.metrics(t), "agui.client.")))
+	golden(t, "client", oteltest.Spans([]sdktrace.ReadOnlySpan{cl})+"\n"+oteltest.Metrics(tel.metrics(t), "agui.client."))
 }
 
 // readFrames reads n SSE frames.
@@ -419,101 +418,6 @@ func attrMap(kvs []attribute.KeyValue) map[string]string {
 		m[string(kv.Key)] = kv.Value.Emit()
 	}
 	return m
-}
-
-// dumpSpans writes spans as text with what varies from run to run (ids,
-// times, stacks) left out: each span's name, kind, parent's name, status,
-// sorted attributes and events.
-func dumpSpans(spans []sdktrace.ReadOnlySpan) string {
-	names := map[trace.SpanID]string{}
-	for _, s := range spans {
-		names[s.SpanContext().SpanID()] = s.Name()
-	}
-	spans = slices.Clone(spans)
-	sort.SliceStable(spans, func(i, j int) bool { return spans[i].Name() < spans[j].Name() })
-	var b strings.Builder
-	for _, s := range spans {
-		parent := "-"
-		if p := s.Parent(); p.IsValid() {
-			parent = names[p.SpanID()]
-			if parent == "" {
-				parent = "(outside)"
-			}
-		}
-		fmt.Fprintf(&b, "span %q kind=%s parent=%q status=%s", s.Name(), s.SpanKind(), parent, s.Status().Code)
-		if d := s.Status().Description; d != "" {
-			fmt.Fprintf(&b, " %q", d)
-		}
-		b.WriteString("\n")
-		writeAttrs(&b, "  ", s.Attributes())
-		for _, e := range s.Events() {
-			fmt.Fprintf(&b, "  event %q\n", e.Name)
-			writeAttrs(&b, "    ", e.Attributes)
-		}
-	}
-	return b.String()
-}
-
-func writeAttrs(b *strings.Builder, indent string, kvs []attribute.KeyValue) {
-	kvs = slices.Clone(kvs)
-	sort.Slice(kvs, func(i, j int) bool { return kvs[i].Key < kvs[j].Key })
-	for _, kv := range kvs {
-		v := kv.Value.Emit()
-		switch kv.Key {
-		case "exception.stacktrace":
-			v = "<stack>"
-		case "agui.run.bytes":
-			v = "<bytes>" // message ids are random
-		}
-		fmt.Fprintf(b, "%s%s=%s\n", indent, kv.Key, v)
-	}
-}
-
-// dumpMetrics writes every point: a sum's value, a histogram's count (and
-// its sum for the counts of events).
-func dumpMetrics(rm metricdata.ResourceMetrics) string {
-	var lines []string
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					lines = append(lines, fmt.Sprintf("%s %s value=%d", m.Name, setString(p.Attributes), p.Value))
-				}
-			case metricdata.Histogram[int64]:
-				for _, p := range d.DataPoints {
-					line := fmt.Sprintf("%s %s count=%d", m.Name, setString(p.Attributes), p.Count)
-					if strings.HasSuffix(m.Name, ".events") {
-						line += fmt.Sprintf(" sum=%d", p.Sum)
-					}
-					lines = append(lines, line)
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					lines = append(lines, fmt.Sprintf("%s %s count=%d", m.Name, setString(p.Attributes), p.Count))
-				}
-			default:
-				lines = append(lines, fmt.Sprintf("%s %T", m.Name, d))
-			}
-		}
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n") + "\n"
-}
-
-func filterMetrics(rm metricdata.ResourceMetrics, prefix string) metricdata.ResourceMetrics {
-	for i, sm := range rm.ScopeMetrics {
-		rm.ScopeMetrics[i].Metrics = slices.DeleteFunc(slices.Clone(sm.Metrics), func(m metricdata.Metrics) bool { return !strings.HasPrefix(m.Name, prefix) })
-	}
-	return rm
-}
-
-func setString(s attribute.Set) string {
-	var parts []string
-	for _, kv := range s.ToSlice() {
-		parts = append(parts, string(kv.Key)+"="+kv.Value.Emit())
-	}
-	return "{" + strings.Join(parts, ",") + "}"
 }
 
 // sumOf is the total of a sum's points.
@@ -650,5 +554,5 @@ func TestServerThreadConnect(t *testing.T) {
 	}
 	cresp.Body.Close()
 	drain(r3)
-	golden(t, "thread_connect", dumpSpans(spans)+"\n"+dumpMetrics(filterMetrics(tel.metrics(t), "agui.server.connects")))
+	golden(t, "thread_connect", oteltest.Spans(spans)+"\n"+oteltest.Metrics(tel.metrics(t), "agui.server.connects"))
 }

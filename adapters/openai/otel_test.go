@@ -2,25 +2,22 @@ package openai
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
-	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agui-go/sdk/agui/server"
 	aguiotel "github.com/agui-go/sdk/otel"
+	"github.com/agui-go/sdk/otel/oteltest"
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -75,7 +72,7 @@ func TestOtelBackendToolLoop(t *testing.T) {
 			t.Errorf("no span %q", name)
 		}
 	}
-	otelGolden(t, "otel_chat_backend_call", dumpSpans(ended)+"\n"+dumpMetrics(reader, "agui."))
+	otelGolden(t, "otel_chat_backend_call", oteltest.Spans(ended)+"\n"+collect(t, reader, "agui."))
 }
 
 // waitSpans waits until the ended spans satisfy done and returns them: an
@@ -90,7 +87,7 @@ func waitSpans(t *testing.T, rec *tracetest.SpanRecorder, done func([]sdktrace.R
 			return ended
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the spans did not end:\n%s", dumpSpans(ended))
+			t.Fatalf("the spans did not end:\n%s", oteltest.Spans(ended))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -106,111 +103,14 @@ func count(spans []sdktrace.ReadOnlySpan, name string) int {
 	return n
 }
 
-// dumpSpans writes spans as otel/otel_test.go's helper of the same name
-// does, with what varies from run to run (ids, times, the replay server's
-// port, random message ids' bytes) left out: each span's name, kind,
-// parent's name, status, sorted attributes and events; spans of one name in
-// the order they started.
-func dumpSpans(spans []sdktrace.ReadOnlySpan) string {
-	names := map[trace.SpanID]string{}
-	for _, s := range spans {
-		names[s.SpanContext().SpanID()] = s.Name()
-	}
-	spans = slices.Clone(spans)
-	slices.SortStableFunc(spans, func(a, b sdktrace.ReadOnlySpan) int {
-		if c := strings.Compare(a.Name(), b.Name()); c != 0 {
-			return c
-		}
-		return a.StartTime().Compare(b.StartTime())
-	})
-	var b strings.Builder
-	for _, s := range spans {
-		parent := "-"
-		if p := s.Parent(); p.IsValid() {
-			parent = names[p.SpanID()]
-			if parent == "" {
-				parent = "(outside)"
-			}
-		}
-		fmt.Fprintf(&b, "span %q kind=%s parent=%q status=%s", s.Name(), s.SpanKind(), parent, s.Status().Code)
-		if d := s.Status().Description; d != "" {
-			fmt.Fprintf(&b, " %q", d)
-		}
-		b.WriteString("\n")
-		writeAttrs(&b, "  ", s.Attributes())
-		for _, e := range s.Events() {
-			fmt.Fprintf(&b, "  event %q\n", e.Name)
-			writeAttrs(&b, "    ", e.Attributes)
-		}
-	}
-	return b.String()
-}
-
-func writeAttrs(b *strings.Builder, indent string, kvs []attribute.KeyValue) {
-	kvs = slices.Clone(kvs)
-	slices.SortFunc(kvs, func(x, y attribute.KeyValue) int { return strings.Compare(string(x.Key), string(y.Key)) })
-	for _, kv := range kvs {
-		v := kv.Value.Emit()
-		switch kv.Key {
-		case "exception.stacktrace":
-			v = "<stack>"
-		case "agui.run.bytes":
-			v = "<bytes>" // message ids are random
-		case "server.port":
-			v = "<port>"
-		case "url.full":
-			v = "http://127.0.0.1:<port>" + v[strings.Index(v[len("http://"):], "/")+len("http://"):]
-		default:
-		}
-		fmt.Fprintf(b, "%s%s=%s\n", indent, kv.Key, v)
-	}
-}
-
-// dumpMetrics writes the points of the metrics named with prefix: a sum's
-// value, a histogram's count (and its sum for the counts of events).
-func dumpMetrics(reader *sdkmetric.ManualReader, prefix string) string {
+// collect writes the points of reader's metrics named with prefix.
+func collect(t *testing.T, reader *sdkmetric.ManualReader, prefix string) string {
+	t.Helper()
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {
-		return "collect: " + err.Error() + "\n"
+		t.Fatal(err)
 	}
-	var lines []string
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if !strings.HasPrefix(m.Name, prefix) {
-				continue
-			}
-			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
-				for _, p := range d.DataPoints {
-					lines = append(lines, fmt.Sprintf("%s %s value=%d", m.Name, setString(p.Attributes), p.Value))
-				}
-			case metricdata.Histogram[int64]:
-				for _, p := range d.DataPoints {
-					line := fmt.Sprintf("%s %s count=%d", m.Name, setString(p.Attributes), p.Count)
-					if strings.HasSuffix(m.Name, ".events") {
-						line += fmt.Sprintf(" sum=%d", p.Sum)
-					}
-					lines = append(lines, line)
-				}
-			case metricdata.Histogram[float64]:
-				for _, p := range d.DataPoints {
-					lines = append(lines, fmt.Sprintf("%s %s count=%d", m.Name, setString(p.Attributes), p.Count))
-				}
-			default:
-				lines = append(lines, fmt.Sprintf("%s %T", m.Name, d))
-			}
-		}
-	}
-	slices.Sort(lines)
-	return strings.Join(lines, "\n") + "\n"
-}
-
-func setString(s attribute.Set) string {
-	var parts []string
-	for _, kv := range s.ToSlice() {
-		parts = append(parts, string(kv.Key)+"="+kv.Value.Emit())
-	}
-	return "{" + strings.Join(parts, ",") + "}"
+	return oteltest.Metrics(rm, prefix)
 }
 
 // otelGolden compares got with testdata/golden/name.golden; with -update it
