@@ -29,21 +29,13 @@ func Client(opts ...Option) (client.Observer, error) {
 	if err != nil {
 		return client.Observer{}, err
 	}
-	o := &clientObserver{cfg: c, tracer: c.tracers.Tracer(scope), m: m, name: c.spanName()}
-	if c.agent != "" {
-		o.common = []attribute.KeyValue{keyAgentName.String(c.agent)}
-	}
-	o.commonSet = metric.WithAttributes(o.common...)
+	o := &clientObserver{observer: newObserver(c), m: m}
 	return client.Observer{StartRun: o.startRun}, nil
 }
 
 type clientObserver struct {
-	cfg       config
-	tracer    trace.Tracer
-	m         *clientMetrics
-	name      string
-	common    []attribute.KeyValue
-	commonSet metric.MeasurementOption
+	observer
+	m *clientMetrics
 }
 
 type clientMetrics struct {

@@ -26,21 +26,13 @@ func Server(opts ...Option) (server.Observer, error) {
 	if err != nil {
 		return server.Observer{}, err
 	}
-	o := &serverObserver{cfg: c, tracer: c.tracers.Tracer(scope), m: m, name: c.spanName()}
-	if c.agent != "" {
-		o.common = []attribute.KeyValue{keyAgentName.String(c.agent)}
-	}
-	o.commonSet = metric.WithAttributes(o.common...)
+	o := &serverObserver{observer: newObserver(c), m: m}
 	return server.Observer{StartRun: o.startRun, Reattach: o.reattach, Connect: o.connect}, nil
 }
 
 type serverObserver struct {
-	cfg       config
-	tracer    trace.Tracer
-	m         *serverMetrics
-	name      string
-	common    []attribute.KeyValue // on every span and point: the agent's name
-	commonSet metric.MeasurementOption
+	observer
+	m *serverMetrics
 }
 
 type serverMetrics struct {
