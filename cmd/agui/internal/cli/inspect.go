@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agui-go/sdk/agui"
 	"github.com/agui-go/sdk/agui/verify"
 )
 
@@ -243,6 +244,10 @@ func inspectCheck(env *Env, t target, inputFile, message string, asJSON bool) in
 	}
 	if s.note != "" {
 		fmt.Fprintf(env.Stderr, "agui inspect: %s\n", s.note)
+	}
+	if out := s.conv.Outcome(); cancelledByError(out) {
+		// Stopped on purpose (the page says the same): not a failure.
+		fmt.Fprintf(env.Stderr, "agui inspect: cancelled: the run ended with RUN_ERROR %s: %s\n", agui.CodeCancelled, out.Error.Message)
 	}
 	fmt.Fprintf(env.Stdout, "%s: %d events (%s)\n", t.URL, len(s.frames), s.Format)
 	for _, p := range []verify.Profile{verify.ClientProfile, verify.ServerProfile} {

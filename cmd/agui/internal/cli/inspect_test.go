@@ -50,6 +50,14 @@ var breaksRule = []string{
 	`{"type":"RUN_FINISHED","threadId":"t","runId":"r"}`,
 }
 
+// stoppedRun is a run cancelled while its message was open.
+var stoppedRun = []string{
+	`{"type":"RUN_STARTED","threadId":"t","runId":"r"}`,
+	`{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}`,
+	`{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi"}`,
+	`{"type":"RUN_ERROR","code":"CANCELLED","message":"run cancelled by request"}`,
+}
+
 // badServers are the answers that are not an AG-UI run, by name.
 func badServers(t *testing.T) map[string]string {
 	t.Helper()
@@ -98,6 +106,8 @@ func TestInspectCheck(t *testing.T) {
 			[]string{"events (protobuf)", "client profile: valid", "server profile: valid"}, nil},
 		{"a broken rule", []string{"--check", sseServer(t, breaksRule...), "--message", "x"}, ExitRejected,
 			[]string{"client profile: rejected at event 2 of 5 (TEXT_MESSAGE_CONTENT", "server profile: rejected at event 2 of 5", "not-open", "content and terminators require a matching start"}, nil},
+		{"cancelled", []string{"--check", sseServer(t, stoppedRun...), "--message", "x"}, ExitOK,
+			[]string{"client profile: valid", "server profile: valid"}, []string{"cancelled: the run ended with RUN_ERROR CANCELLED: run cancelled by request"}},
 		{"truncated", []string{"--check", bad["truncated"], "--message", "x"}, ExitRejected,
 			[]string{"client profile: rejected at the end of the stream, after 2 events", "server profile: rejected at the end"}, nil},
 		{"unreachable", []string{"--check", bad["unreachable"], "--message", "x"}, ExitUsage,
