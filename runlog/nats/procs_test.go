@@ -241,7 +241,7 @@ func init() {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
-		h := server.NewHandler(pacedAgent(faultEvents, faultPace), server.WithDurableRuns(server.DurableConfig{Log: l, Authorize: server.AllowAll, Detach: time.Minute, Replica: "child"}))
+		h := server.NewHandler(pacedAgent(childEvents, faultPace), server.WithDurableRuns(server.DurableConfig{Log: l, Authorize: server.AllowAll, Detach: time.Minute, Replica: "child"}))
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -253,6 +253,13 @@ func init() {
 		_ = http.Serve(ln, mux)
 	}
 }
+
+// childEvents is the length of the child replica's runs: far longer than
+// the test that kills it waits (half a second into the run), so that the
+// kill comes while the run is live however slow a loaded machine makes
+// the wait. At the suite's 100 events one run once ended before the kill,
+// on a machine at load 10 (the log ended RUN_FINISHED, not RUN_LOST).
+const childEvents = 40 * faultEvents
 
 // startReplicaProcess runs this test binary as a replica on natsURL and
 // returns its base URL and the process, killed when the test ends.
