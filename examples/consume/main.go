@@ -2,17 +2,16 @@
 // asks for something that needs approval, approves the interrupt and
 // resumes, reads the messages and the state, then stops a run midway. It
 // talks to the demo agent (agui demo --addr 127.0.0.1:8000, or
-// go run ./cmd/agui demo from a checkout):
+// go run ./cmd/agui demo from a checkout), or to the agent at $AGUI_URL:
 //
-//	go run ./examples/consume --url http://127.0.0.1:8000/agent
+//	go run ./examples/consume
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
 
@@ -20,39 +19,27 @@ import (
 )
 
 func main() {
-	url := flag.String("url", "http://127.0.0.1:8000/agent", "the agent's `URL`")
-	flag.Parse()
-	if err := consume(context.Background(), *url, os.Stdout); err != nil {
-		log.Fatal(err)
-	}
-}
-
-var errStop = errors.New("the user pressed stop")
-
-// consume is the whole task; main only gives it a URL.
-func consume(ctx context.Context, url string, out io.Writer) error {
-	c, err := client.New(url)
+	c, err := client.New(cmp.Or(os.Getenv("AGUI_URL"), "http://127.0.0.1:8000/agent"))
 	if err != nil {
-		return err
+		log.Fatal(err)
 	}
 	t := c.NewThread()
 	t.AddUserMessage("Book a table, but interrupt for approval.")
-	res, err := t.Run(ctx, client.RunParams{})
+	res, err := t.Run(context.Background(), client.RunParams{})
 	for _, in := range t.Interrupts() { // the run paused on a question
-		fmt.Fprintln(out, "approving:", *in.Message)
+		fmt.Println("approving:", *in.Message)
 		err = errors.Join(err, t.Resolve(in.ID, nil))
 	}
 	if err == nil {
-		res, err = t.Run(ctx, client.RunParams{}) // sends the answers
+		res, err = t.Run(context.Background(), client.RunParams{}) // sends the answers
 	}
 	if err != nil {
-		return err
+		log.Fatal(err)
 	}
-	fmt.Fprintf(out, "%s with %d messages, state %s\n", res.Outcome.Status, len(t.Messages()), t.State())
-	ctx, cancel := context.WithCancelCause(ctx)
-	t.Subscribe(func(client.Delivery) { cancel(errStop) }) // stop the next run once it is under way
+	fmt.Printf("%s with %d messages, state %s\n", res.Outcome.Status, len(t.Messages()), t.State())
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Subscribe(func(client.Delivery) { cancel() }) // stop the next run once it is under way
 	t.AddUserMessage("Now tell me something, slowly.")
 	_, err = t.Run(ctx, client.RunParams{})
-	fmt.Fprintln(out, "stopped:", errors.Is(err, context.Canceled), errors.Is(err, errStop))
-	return nil
+	fmt.Println("stopped:", errors.Is(err, context.Canceled))
 }
