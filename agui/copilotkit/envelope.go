@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strings"
 )
 
 // errEnvelope is a body that is not a JSON object.
@@ -55,11 +54,11 @@ func splitEnvelope(d []byte) (method, params, body []byte, err error) {
 			return nil, nil, nil, err
 		}
 		switch v := d[i:end]; {
-		case strings.EqualFold(name, "method"):
+		case bytes.EqualFold(name, nameMethod):
 			method = v
-		case strings.EqualFold(name, "params"):
+		case bytes.EqualFold(name, nameParams):
 			params = v
-		case strings.EqualFold(name, "body"):
+		case bytes.EqualFold(name, nameBody):
 			body = v
 		}
 		i = skipSpace(d, end)
@@ -82,15 +81,98 @@ func trailing(d []byte, i int) error {
 	return nil
 }
 
-func memberName(quoted []byte) (string, error) {
+var (
+	nameMethod = []byte("method")
+	nameParams = []byte("params")
+	nameBody   = []byte("body")
+	nameAgent  = []byte("agentId")
+	nameThread = []byte("threadId")
+)
+
+// memberName is the name a quoted member name spells: its bytes when it
+// has no escapes (a name CopilotKit's client sends), decoded otherwise.
+func memberName(quoted []byte) ([]byte, error) {
 	if bytes.IndexByte(quoted, '\\') < 0 {
-		return string(quoted[1 : len(quoted)-1]), nil
+		return quoted[1 : len(quoted)-1], nil
 	}
 	var s string
 	if err := json.Unmarshal(quoted, &s); err != nil {
-		return "", err
+		return nil, err
 	}
-	return s, nil
+	return []byte(s), nil
+}
+
+// plainParams reads the params the client sends, an object of at most
+// agentId and threadId whose values are strings of printable ASCII with
+// no escapes (or null), without encoding/json's reflection; ok is false
+// for anything else, which encoding/json then reads (and refuses, where
+// it is not JSON). What it accepts it reads as encoding/json does: names
+// matched without regard to case, the last of a name kept.
+func plainParams(d []byte) (agentID, threadID *string, ok bool) {
+	i := skipSpace(d, 0)
+	if i >= len(d) || d[i] != '{' {
+		return nil, nil, false
+	}
+	i = skipSpace(d, i+1)
+	if i < len(d) && d[i] == '}' {
+		return nil, nil, skipSpace(d, i+1) == len(d)
+	}
+	for {
+		name, next, ok := plainString(d, i)
+		if !ok {
+			return nil, nil, false
+		}
+		var dst **string
+		switch {
+		case bytes.EqualFold(name, nameAgent):
+			dst = &agentID
+		case bytes.EqualFold(name, nameThread):
+			dst = &threadID
+		default:
+			return nil, nil, false
+		}
+		i = skipSpace(d, next)
+		if i >= len(d) || d[i] != ':' {
+			return nil, nil, false
+		}
+		i = skipSpace(d, i+1)
+		if bytes.HasPrefix(d[i:], []byte("null")) {
+			*dst, i = nil, i+4 // null leaves a *string nil, as encoding/json does
+		} else {
+			v, next, ok := plainString(d, i)
+			if !ok {
+				return nil, nil, false
+			}
+			s := string(v)
+			*dst, i = &s, next
+		}
+		i = skipSpace(d, i)
+		switch {
+		case i < len(d) && d[i] == ',':
+			i = skipSpace(d, i+1)
+		case i < len(d) && d[i] == '}':
+			return agentID, threadID, skipSpace(d, i+1) == len(d)
+		default:
+			return nil, nil, false
+		}
+	}
+}
+
+// plainString reads the string at d[i] when it is printable ASCII with no
+// escapes: its contents and where it ends.
+func plainString(d []byte, i int) (s []byte, end int, ok bool) {
+	if i >= len(d) || d[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(d); j++ {
+		switch c := d[j]; {
+		case c == '"':
+			return d[i+1 : j], j + 1, true
+		case c < 0x20 || c >= 0x7f || c == '\\':
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
 }
 
 func skipSpace(d []byte, i int) int {

@@ -47,3 +47,32 @@ func FuzzSplitEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlainParams: what plainParams reads it reads as encoding/json does,
+// and what it declines encoding/json is left to read.
+func FuzzPlainParams(f *testing.F) {
+	for _, s := range []string{
+		`{"agentId":"chat"}`, `{"agentId":"chat","threadId":"t-1"}`, ` { "AGENTID" : "a" , "agentid":"b"} `,
+		`{}`, `{"agentId":null}`, `{"agentId":"é"}`, `{"agentId":"a\"b"}`, `{"agentId":1}`, `{"other":"x"}`,
+		`{"agentId":"a",}`, `{"agentId":"a"}x`, `[]`, `{"agentId":"a"`, `{"agentId":nul}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		agent, thread, ok := plainParams(data)
+		if !ok {
+			return
+		}
+		var want struct {
+			AgentID  *string `json:"agentId"`
+			ThreadID *string `json:"threadId"`
+		}
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("%q: plainParams read it, encoding/json refuses it: %v", data, err)
+		}
+		same := func(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+		if !same(agent, want.AgentID) || !same(thread, want.ThreadID) {
+			t.Fatalf("%q: plainParams %v %v, encoding/json %v %v", data, agent, thread, want.AgentID, want.ThreadID)
+		}
+	})
+}

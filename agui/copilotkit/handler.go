@@ -296,7 +296,11 @@ func (h *Handler) envelope(w http.ResponseWriter, r *http.Request) (route, bool)
 		ThreadID *string `json:"threadId"`
 	}
 	if len(rawParams) > 0 && string(rawParams) != "null" {
-		if err := json.Unmarshal(rawParams, &params); err != nil {
+		// What the client sends is read without reflection; anything
+		// else by encoding/json, which refuses what is not JSON.
+		var plain bool
+		params.AgentID, params.ThreadID, plain = plainParams(rawParams)
+		if err := unlessPlain(plain, rawParams, &params); err != nil {
 			h.reject(w, r, agui.HTTPCodeInvalidInput, "the envelope's params are not an object of strings: "+jsonProblem(err))
 			return rt, false
 		}
@@ -337,6 +341,15 @@ func (h *Handler) envelope(w http.ResponseWriter, r *http.Request) (route, bool)
 		return rt, false
 	}
 	return rt, true
+}
+
+// unlessPlain decodes raw into v with encoding/json unless plain says it
+// was read already.
+func unlessPlain(plain bool, raw []byte, v any) error {
+	if plain {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
 }
 
 // readAll reads r's body, up to maxEnvelope bytes. A body of a known
