@@ -205,6 +205,19 @@ func (e *emitter) checkSend(ev agui.Event, sc *scope) error {
 	return nil
 }
 
+// checkSendDelta is checkSend for the deltas of the hot paths (see
+// sendAsIs).
+func (e *emitter) checkSendDelta(ev agui.Event, sc *scope) error {
+	err := e.check(ev, sc)
+	if err == nil {
+		err = e.sendAsIs(ev, true)
+	}
+	if err != nil {
+		return e.note(err)
+	}
+	return nil
+}
+
 // note records err, the error of an emit, as the run's failure if it is the
 // first, and returns what the emit returns: the first failure. A refusal
 // because a subagent ended is returned as it is and recorded nowhere: it
@@ -257,6 +270,13 @@ func (e *emitter) send(ev agui.Event, verified bool) error {
 	if e.downgrade != nil {
 		ev = e.downgrade(ev)
 	}
+	return e.sendAsIs(ev, verified)
+}
+
+// sendAsIs is send for an event that no consumer's version changes: the
+// deltas of the hot paths, which carry nothing protocol 1.1 added
+// (TestDeltasCarryNothingToStrip), skip the downgrade.
+func (e *emitter) sendAsIs(ev agui.Event, verified bool) error {
 	if e.pooled {
 		e.acquire()
 	}
@@ -336,7 +356,7 @@ func (e *emitter) textContent(id, delta string, sc *scope) error {
 		ev = &e.reuse().text
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	return e.checkSend(ev, sc)
+	return e.checkSendDelta(ev, sc)
 }
 
 func (e *emitter) toolArgs(id, delta string, sc *scope) error {
@@ -352,7 +372,7 @@ func (e *emitter) toolArgs(id, delta string, sc *scope) error {
 		ev = &e.reuse().args
 		ev.ToolCallID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	return e.checkSend(ev, sc)
+	return e.checkSendDelta(ev, sc)
 }
 
 func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
@@ -368,7 +388,7 @@ func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
 		ev = &e.reuse().reasoning
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	return e.checkSend(ev, sc)
+	return e.checkSendDelta(ev, sc)
 }
 
 // start emits RUN_STARTED. It does not consult cancellation: a run cancelled
