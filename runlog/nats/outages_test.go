@@ -28,10 +28,15 @@ import (
 
 // The runs of the fault suite: faultEvents deltas, one every faultPace, so
 // that a run is well under way when a fault hits and goes on after it.
+// faultLease is the replicas' lease: 5s, the default, and three times that
+// under the race detector (leaseScale), whose slowdown on a busy machine
+// kept an owner from renewing, or from answering the lease watch's ping,
+// for seconds after an outage, so that a live run was ended as lost (seen
+// under four busy loops: TestFaultOutages, 1s and 3m SIGTERM outages).
 const (
 	faultEvents = 100
 	faultPace   = 50 * time.Millisecond
-	faultLease  = 5 * time.Second
+	faultLease  = 5 * time.Second * leaseScale
 )
 
 // stream reads an SSE body to its end in a goroutine: started is closed at
