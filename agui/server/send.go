@@ -189,28 +189,21 @@ func (e *emitter) emit(ev agui.Event, sc *scope) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.checkSend(ev, sc)
+	return e.checkSend(ev, sc, false)
 }
 
 // checkSend checks and sends ev, emitted through a handle of scope sc, and
 // records a failure as the run's first (see failed). Called with mu held.
-func (e *emitter) checkSend(ev agui.Event, sc *scope) error {
-	err := e.check(ev, sc)
-	if err == nil {
-		err = e.send(ev, true)
-	}
-	if err != nil {
-		return e.note(err)
-	}
-	return nil
-}
-
-// checkSendDelta is checkSend for the deltas of the hot paths (see
+// asIs (the deltas of the hot paths) sends ev without the downgrade (see
 // sendAsIs).
-func (e *emitter) checkSendDelta(ev agui.Event, sc *scope) error {
+func (e *emitter) checkSend(ev agui.Event, sc *scope, asIs bool) error {
 	err := e.check(ev, sc)
-	if err == nil {
+	switch {
+	case err != nil:
+	case asIs:
 		err = e.sendAsIs(ev, true)
+	default:
+		err = e.send(ev, true)
 	}
 	if err != nil {
 		return e.note(err)
@@ -356,7 +349,7 @@ func (e *emitter) textContent(id, delta string, sc *scope) error {
 		ev = &e.reuse().text
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	return e.checkSendDelta(ev, sc)
+	return e.checkSend(ev, sc, true)
 }
 
 func (e *emitter) toolArgs(id, delta string, sc *scope) error {
@@ -372,7 +365,7 @@ func (e *emitter) toolArgs(id, delta string, sc *scope) error {
 		ev = &e.reuse().args
 		ev.ToolCallID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	return e.checkSendDelta(ev, sc)
+	return e.checkSend(ev, sc, true)
 }
 
 func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
@@ -388,7 +381,7 @@ func (e *emitter) reasoningContent(id, delta string, sc *scope) error {
 		ev = &e.reuse().reasoning
 		ev.MessageID, ev.Delta, ev.SubagentRunID = id, delta, tag
 	}
-	return e.checkSendDelta(ev, sc)
+	return e.checkSend(ev, sc, true)
 }
 
 // start emits RUN_STARTED. It does not consult cancellation: a run cancelled
