@@ -151,6 +151,11 @@ type Log struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	finishing sync.WaitGroup
+	// finishMu orders each finishing.Add before Close's Wait (a WaitGroup
+	// must not be added to from zero while it is waited on); closing,
+	// under it, says Close has begun and no writer may start finishing.
+	finishMu sync.Mutex
+	closing  bool
 
 	// contact is when the lease watch last regained contact with the
 	// lease bucket (zero while it has none): it judges no lease until it
@@ -276,6 +281,9 @@ func (l *Log) Close() {
 		l.cancel()
 	})
 	<-l.done
+	l.finishMu.Lock()
+	l.closing = true
+	l.finishMu.Unlock()
 	l.finishing.Wait()
 }
 
@@ -1318,6 +1326,14 @@ func (w *writer) Close() error {
 			} else {
 				w.stopRenew()
 			}
+			return
+		}
+		w.l.finishMu.Lock()
+		defer w.l.finishMu.Unlock()
+		if w.l.closing {
+			// The Log is closing: nothing is tried later, and the lease
+			// expires (the lease watch of another replica ends the run).
+			w.stopRenew()
 			return
 		}
 		w.l.finishing.Add(1)
