@@ -1,8 +1,10 @@
 package natslog
 
 import (
+	"context"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agui-go/sdk/agui/server/runlog"
@@ -66,3 +68,9 @@ func SetReadHooks(l *Log, h ReadHooks) {
 
 // ThreadKey is the bucket key of a thread's record.
 func ThreadKey(threadID string) string { return key(threadID) }
+
+// FromLeader reads key from kv as a replicated bucket's Get reads it when
+// a replica says it has no such key: from the bucket stream's leader.
+func FromLeader(ctx context.Context, nc *nats.Conn, kv jetstream.KeyValue, key string) (jetstream.KeyValueEntry, error) {
+	return newBucket(nc, kv, 3, time.Second).fromLeader(ctx, key)
+}

@@ -136,8 +136,8 @@ type Log struct {
 	js     jetstream.JetStream
 	opts   Options
 	stream jetstream.Stream
-	meta   jetstream.KeyValue
-	lease  jetstream.KeyValue
+	meta   *bucket
+	lease  *bucket
 	subj   string // subject prefix, lower case
 	id     string // this Log's, so that its owners tell its reads from other replicas'
 
@@ -258,17 +258,19 @@ func New(ctx context.Context, nc *nats.Conn, opts Options) (*Log, error) {
 	if r, err = replicas("KV_" + opts.Prefix + "_META"); err != nil {
 		return nil, err
 	}
-	l.meta, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL + opts.Remember, Storage: jetstream.StorageType(storage), Replicas: r})
+	meta, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_META", TTL: opts.TTL + opts.Remember, Storage: jetstream.StorageType(storage), Replicas: r})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: meta bucket: %w", err)
 	}
+	l.meta = newBucket(nc, meta, r, opts.RequestTimeout)
 	if r, err = replicas("KV_" + opts.Prefix + "_LEASE"); err != nil {
 		return nil, err
 	}
-	l.lease, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_LEASE", TTL: opts.TTL, Storage: jetstream.StorageType(storage), Replicas: r})
+	lease, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: opts.Prefix + "_LEASE", TTL: opts.TTL, Storage: jetstream.StorageType(storage), Replicas: r})
 	if err != nil {
 		return nil, fmt.Errorf("natslog: lease bucket: %w", err)
 	}
+	l.lease = newBucket(nc, lease, r, opts.RequestTimeout)
 	go l.watchLeases()
 	return l, nil
 }

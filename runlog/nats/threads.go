@@ -69,7 +69,7 @@ var ErrThreadCorrupt = errors.New("natslog: thread record does not decode")
 // starts over, so concurrent updates from any number of replicas are never
 // lost.
 type Threads struct {
-	kv    jetstream.KeyValue
+	kv    *bucket
 	opts  ThreadsOptions
 	limit int // the largest value the connection may publish
 }
@@ -130,7 +130,7 @@ func NewThreads(ctx context.Context, nc *nats.Conn, opts ThreadsOptions) (*Threa
 	if err != nil {
 		return nil, fmt.Errorf("natslog: thread bucket %s: %w", opts.Bucket, err)
 	}
-	return &Threads{kv: kv, opts: opts, limit: int(nc.MaxPayload()) - payloadMargin}, nil
+	return &Threads{kv: newBucket(nc, kv, r, opts.RequestTimeout), opts: opts, limit: int(nc.MaxPayload()) - payloadMargin}, nil
 }
 
 // storedThread is a record's encoding in the bucket.
@@ -220,7 +220,7 @@ func conflict(err error) bool {
 // bucket has none (rev 0), ErrExpired, with the revision, when its TTL
 // passed.
 func (s *Threads) load(ctx context.Context, k, threadID string) (threads.Record, time.Time, uint64, error) {
-	e, err := s.kv.Get(ctx, k)
+	e, err := s.kv.Latest(ctx, k)
 	switch {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return threads.Record{}, time.Time{}, 0, threads.ErrNotFound
