@@ -49,6 +49,37 @@ func returnSignal(h http.Handler) (http.Handler, <-chan string) {
 	}), returned
 }
 
+// closeSignal is a run log whose writers report their run's id on closed
+// once closed. Its writers are as visible as the log's (runlog.Visible).
+type closeSignal struct {
+	runlog.Log
+	closed chan string
+}
+
+func (l closeSignal) Start(ctx context.Context, info runlog.Info) (runlog.Writer, error) {
+	w, err := l.Log.Start(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	v, _ := w.(runlog.Visible)
+	return signalledWriter{Writer: w, visible: v != nil && v.AppendsVisible(), id: info.RunID, closed: l.closed}, nil
+}
+
+type signalledWriter struct {
+	runlog.Writer
+	visible bool
+	id      string
+	closed  chan<- string
+}
+
+func (w signalledWriter) AppendsVisible() bool { return w.visible }
+
+func (w signalledWriter) Close() error {
+	err := w.Writer.Close()
+	w.closed <- w.id
+	return err
+}
+
 // openStream sends req on a connection of its own (so that closing the
 // body cuts exactly that connection) and reads frames until it has n.
 func openStream(t *testing.T, req *http.Request, n int) (*http.Response, []frame) {
@@ -107,7 +138,7 @@ func overloaded(t *testing.T, what string, resp *http.Response) {
 // when it ends.
 func TestDurableMaxConcurrentRunsCountsEveryStream(t *testing.T) {
 	release := make(chan struct{})
-	log := runlog.NewMemory(runlog.MemoryOptions{})
+	log := closeSignal{Log: runlog.NewMemory(runlog.MemoryOptions{}), closed: make(chan string, 16)}
 	h := server.NewHandler(blockingAgent(release), server.WithMaxConcurrentRuns(2),
 		server.WithDurableRuns(server.DurableConfig{Log: log, Authorize: server.AllowAll, Detach: time.Minute}))
 	h, returned := returnSignal(h)
@@ -136,7 +167,13 @@ func TestDurableMaxConcurrentRunsCountsEveryStream(t *testing.T) {
 	resp, _ := openStream(t, postReq(srv.URL, "quick", "z"), -1)
 	resp.Body.Close()
 	<-returned
-	eventually(t, "the slot of a run that ended is free", probe)
+	// The run's own goroutine gives its slot back, then closes its
+	// writer: a probe alone would also pass with that slot still held,
+	// one of the two being free.
+	<-log.closed
+	if !probe() {
+		t.Fatal("the slot of a run that ended is not free")
+	}
 
 	// A detached run holds a slot with no request.
 	a, _ := openStream(t, postReq(srv.URL, "ta", "a"), 1)
