@@ -243,7 +243,7 @@ func (h *handler[S]) stream(w http.ResponseWriter, r *http.Request, enc encoding
 	e.pooled = true
 	sw := newStreamWriter(w, &h.cfg, keepAlive, &e.mu, &e.queue, func(err error) { e.fail(err) })
 	sw.trace = runner.trace
-	e.sink = sw
+	e.sink, e.stream = sw, sw
 	return runner, e
 }
 

@@ -32,6 +32,10 @@ type emitter struct {
 
 	verifier verify.Server
 	sink     sink
+	// stream is sink when it is an HTTP stream's writer, called directly on
+	// the emit path rather than through the interface
+	// (BenchmarkEmitTextDelta).
+	stream *streamWriter
 	// retain is true when the sink keeps events after deliver returns (a
 	// channel to another goroutine, a recording). Otherwise the streaming hot
 	// paths reuse one event value per type and allocate nothing.
@@ -53,8 +57,11 @@ type emitter struct {
 	// (the protobuf binding's length-prefixed message).
 	encode func(dst []byte, ev agui.Event) ([]byte, error)
 
-	ended  bool  // the terminal event was sent (or the run was abandoned)
-	broken error // non-nil once the sink failed: the cause of DISCONNECTED
+	ended bool // the terminal event was sent (or the run was abandoned)
+	// finishing is set once finish has begun: what is sent from then on is
+	// the terminal event, which never waits for room in the stream.
+	finishing bool
+	broken    error // non-nil once the sink failed: the cause of DISCONNECTED
 	// detail is WithErrorDetail: the terminal RUN_ERROR carries the
 	// failure's whole message, not its redacted summary.
 	detail bool
@@ -301,7 +308,12 @@ func (e *emitter) sendAsIs(ev agui.Event, verified bool) error {
 	e.out = append(e.out, e.suffix...)
 	e.frame = start
 	size := len(e.out) - start // deliver may reset out
-	if err := e.sink.deliver(e, ev); err != nil {
+	if e.stream != nil {
+		err = e.stream.deliver(e, ev)
+	} else {
+		err = e.sink.deliver(e, ev)
+	}
+	if err != nil {
 		e.fail(err)
 		return disconnectedError(err)
 	}
@@ -414,6 +426,7 @@ func (e *emitter) finish(threadID, runID string, outcome Outcome, runErr error) 
 	if e.ended {
 		return false, ErrRunEnded
 	}
+	e.finishing = true
 	if e.broken != nil {
 		e.ended = true
 		return false, e.broken

@@ -48,10 +48,13 @@ import (
 type streamWriter struct {
 	w  http.ResponseWriter
 	rc *http.ResponseController
-	// flusher is w's own flush, when w has one: the response controller
-	// looks for it anew on every call (w may wrap another writer, which it
-	// then unwraps).
-	flusher      interface{ FlushError() error }
+	// flushErr or flushPlain is w's own flush, when w has one: the
+	// response controller looks for it anew on every call (w may wrap
+	// another writer, which it then unwraps). Two fields rather than an
+	// adapter, so that each flush is one dynamic call
+	// (BenchmarkEmitTextDelta writes to a writer with Flush alone).
+	flushErr     interface{ FlushError() error }
+	flushPlain   http.Flusher
 	writeTimeout time.Duration
 	keepAlive    time.Duration // zero: no keep-alives (always, in protobuf)
 	maxBuffered  int
@@ -148,9 +151,9 @@ func newStreamWriter(w http.ResponseWriter, cfg *handlerConfig, keepAlive time.D
 	s.room.L = mu
 	switch f := w.(type) {
 	case interface{ FlushError() error }:
-		s.flusher = f
+		s.flushErr = f
 	case http.Flusher:
-		s.flusher = flushAdapter{f}
+		s.flushPlain = f
 	}
 	if keepAlive > 0 {
 		// Under mu: the timer's function reads s.keep, and a short interval
@@ -204,10 +207,19 @@ func (s *streamWriter) queued(nowait bool) error {
 // goroutine.
 func (s *streamWriter) writeNow() {
 	data := s.q.out // mu is held: nothing queues during the write
-	s.writing = true
 	began := s.began()
-	err := s.write(data, began)
-	s.ended(began, len(data), err)
+	if began < 0 && s.trace == nil {
+		// A cheap write that is not timed (most of an in-memory writer's):
+		// with mu held throughout and nobody to tell, only a failure needs
+		// ended's bookkeeping. BenchmarkEmitTextDelta pays for this path.
+		if err := s.write(data, began); err != nil {
+			s.ended(began, len(data), err)
+		}
+	} else {
+		s.writing = true
+		err := s.write(data, began)
+		s.ended(began, len(data), err)
+	}
 	if s.cheap && !s.closed {
 		// A writer in memory: the buffer is the next one, as it is for a
 		// busy writer goroutine. Such a stream keeps its buffer while it
@@ -241,9 +253,10 @@ func clock() time.Duration { return time.Since(epoch) }
 var epoch = time.Now()
 
 // measured is how often a write is timed when writes are cheap: timing
-// every one would cost an in-memory writer more than its writes. Costly
-// writes are all timed.
-const measured = 64
+// every one would cost an in-memory writer more than its writes (a clock
+// reading took about 35 ns on the machines here, the write itself a few).
+// Costly writes are all timed. BenchmarkEmitTextDelta shows what it pays.
+const measured = 256
 
 // began counts a write and returns when it begins, or -1 when it is not
 // timed. Called by the writing goroutine with mu held.
@@ -387,19 +400,18 @@ func (s *streamWriter) write(b []byte, now time.Duration) error {
 
 // flush pushes what net/http buffers to the client.
 func (s *streamWriter) flush() error {
-	if s.flusher != nil {
-		return s.flusher.FlushError()
+	switch {
+	case s.flushErr != nil:
+		return s.flushErr.FlushError()
+	case s.flushPlain != nil:
+		s.flushPlain.Flush()
+		return nil
 	}
 	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	return nil
 }
-
-// flushAdapter is an http.Flusher as a flusher that reports no error.
-type flushAdapter struct{ http.Flusher }
-
-func (f flushAdapter) FlushError() error { f.Flush(); return nil }
 
 // deadlineSlack is how stale, as a part of the write timeout, a write
 // deadline may be before it is set again. A deadline is set for the timeout
@@ -478,10 +490,10 @@ func (s *streamWriter) close() {
 }
 
 // deliver is the sink of a run's stream: the frame is in the queue already
-// (q is the emitter's buffer), so what is left is to write it.
-func (s *streamWriter) deliver(e *emitter, ev agui.Event) error {
-	t := ev.Type()
-	return s.queued(t == agui.EventTypeRunFinished || t == agui.EventTypeRunError)
+// (q is the emitter's buffer), so what is left is to write it. The
+// terminal event (sent once the emitter is finishing) does not wait.
+func (s *streamWriter) deliver(e *emitter, _ agui.Event) error {
+	return s.queued(e.finishing)
 }
 
 // acquire gives q a buffer from the pool, unless it holds one.
