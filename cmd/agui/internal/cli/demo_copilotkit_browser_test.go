@@ -354,7 +354,7 @@ func testCopilotKitPage(t *testing.T, p *chatPage, base, thread, runs, never str
 	}
 	p.answer(approveButton, "Book a table for two at 8pm?")
 	p.shot(thread + "-interrupted")
-	p.run("press approve", chromedp.Click(approveButton, chromedp.ByQuery))
+	p.press("approve", approveButton)
 	p.waitText("the resumed run's reply", assistantMessages, `texts.some((s) => s.includes("Booked: a table for two at 8pm."))`)
 	th = waitThread(t, base, thread, "the resumed run recorded", func(th demoThread) bool {
 		return th.LiveRunID == "" && len(th.Runs) == 4 && th.Runs[0].Outcome == threads.OutcomeSucceeded
@@ -367,7 +367,7 @@ func testCopilotKitPage(t *testing.T, p *chatPage, base, thread, runs, never str
 
 	p.send("interrupt again")
 	p.answer(declineButton, "Book a table for two at 8pm?")
-	p.run("press decline", chromedp.Click(declineButton, chromedp.ByQuery))
+	p.press("decline", declineButton)
 	p.waitText("the declined run's reply", assistantMessages, `texts.some((s) => s.includes("Understood, I will not book."))`)
 	th = waitThread(t, base, thread, "the declined run recorded", func(th demoThread) bool {
 		return th.LiveRunID == "" && len(th.Runs) == 6 && th.Runs[0].Outcome == threads.OutcomeSucceeded
@@ -390,6 +390,19 @@ func (p *chatPage) answer(button, question string) {
 	ok := false
 	p.run("the interrupt's question", chromedp.Poll(fmt.Sprintf(`((box) => !!box && box.innerText.includes(%q) && !!box.querySelector(%q))(document.querySelector(%q))`, question, button, interruptBox),
 		&ok, chromedp.WithPollingTimeout(60*time.Second)))
+}
+
+// press clicks an answer of the interrupt box and waits until the box is
+// gone. The click is the element's own click(), on the button found at
+// that moment: a mouse click at the coordinates of a button found a few
+// round trips earlier was lost once on a loaded machine (the chat had
+// rendered the box again meanwhile), and the run then never went on.
+func (p *chatPage) press(what, button string) {
+	p.t.Helper()
+	clicked, gone := false, false
+	p.run("press "+what,
+		chromedp.Poll(fmt.Sprintf(`((b) => !!b && (b.click(), true))(document.querySelector(%q))`, button), &clicked, chromedp.WithPollingTimeout(60*time.Second)),
+		chromedp.Poll(fmt.Sprintf(`!document.querySelector(%q)`, interruptBox), &gone, chromedp.WithPollingTimeout(60*time.Second)))
 }
 
 // lastAssistantText is the text of the thread's last assistant message.
