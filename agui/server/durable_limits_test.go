@@ -61,18 +61,19 @@ func (l closeSignal) Start(ctx context.Context, info runlog.Info) (runlog.Writer
 	if err != nil {
 		return nil, err
 	}
-	v, _ := w.(runlog.Visible)
-	return signalledWriter{Writer: w, visible: v != nil && v.AppendsVisible(), id: info.RunID, closed: l.closed}, nil
+	return signalledWriter{Writer: w, id: info.RunID, closed: l.closed}, nil
 }
 
 type signalledWriter struct {
 	runlog.Writer
-	visible bool
-	id      string
-	closed  chan<- string
+	id     string
+	closed chan<- string
 }
 
-func (w signalledWriter) AppendsVisible() bool { return w.visible }
+func (w signalledWriter) AppendsVisible() bool {
+	v, ok := w.Writer.(runlog.Visible)
+	return ok && v.AppendsVisible()
+}
 
 func (w signalledWriter) Close() error {
 	err := w.Writer.Close()

@@ -211,7 +211,7 @@ func (s *streamWriter) writeNow() {
 	if began < 0 && s.trace == nil {
 		// A cheap write that is not timed (most of an in-memory writer's):
 		// with mu held throughout and nobody to tell, only a failure needs
-		// ended's bookkeeping. BenchmarkEmitTextDelta pays for this path.
+		// ended's bookkeeping. BenchmarkEmitTextDelta shows what this saves.
 		if err := s.write(data, began); err != nil {
 			s.ended(began, len(data), err)
 		}
@@ -255,7 +255,8 @@ var epoch = time.Now()
 // measured is how often a write is timed when writes are cheap: timing
 // every one would cost an in-memory writer more than its writes (a clock
 // reading took about 35 ns on the machines here, the write itself a few).
-// Costly writes are all timed. BenchmarkEmitTextDelta shows what it pays.
+// Costly writes are all timed. BenchmarkEmitTextDelta shows what timing
+// fewer of them saves.
 const measured = 256
 
 // began counts a write and returns when it begins, or -1 when it is not
